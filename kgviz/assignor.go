@@ -1,0 +1,147 @@
+package kgviz
+
+import (
+	"fmt"
+	"sort"
+	"strconv"
+	"strings"
+)
+
+// RebalanceProtocol is the protocol an assignor supports, as in Kafka's
+// ConsumerPartitionAssignor.RebalanceProtocol: EAGER revokes every partition
+// before JoinGroup, COOPERATIVE (KIP-429) revokes only what moves.
+type RebalanceProtocol int
+
+const (
+	// Eager is the "stop the world" protocol of range, round-robin and sticky.
+	Eager RebalanceProtocol = iota
+	// Cooperative is the incremental protocol of KIP-429 (cooperative-sticky).
+	Cooperative
+)
+
+// String returns Kafka's name of the protocol.
+func (p RebalanceProtocol) String() string {
+	if p == Cooperative {
+		return "COOPERATIVE"
+	}
+	return "EAGER"
+}
+
+// TopicPartition names one partition of a topic, like Kafka's TopicPartition.
+type TopicPartition struct {
+	Topic     string
+	Partition int
+}
+
+// String returns Kafka's spelling, "orders-2".
+func (tp TopicPartition) String() string { return tp.Topic + "-" + strconv.Itoa(tp.Partition) }
+
+// Less orders partitions by topic name, then partition number.
+func (tp TopicPartition) Less(o TopicPartition) bool {
+	if tp.Topic != o.Topic {
+		return tp.Topic < o.Topic
+	}
+	return tp.Partition < o.Partition
+}
+
+// SortPartitions sorts a slice of partitions by topic, then partition.
+func SortPartitions(tps []TopicPartition) {
+	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
+}
+
+// MemberSubscription is what the group leader learns about one member from the
+// JoinGroup response (Kafka's ConsumerPartitionAssignor.Subscription plus the
+// member id): its subscribed topics, the partitions it owned before this
+// rebalance (KIP-429's ownedPartitions; for eager assignors the previous
+// assignment carried in user data) and the generation of that ownership.
+type MemberSubscription struct {
+	MemberID   string           // e.g. "C1-1"
+	InstanceID string           // group.instance.id, "" for a dynamic member
+	Topics     []string         // subscribed topics, sorted
+	Owned      []TopicPartition // partitions owned before this rebalance, sorted
+	Generation int              // generation in which Owned was assigned (-1: none)
+}
+
+// Assignor computes a plan on the group leader. The broker never looks inside
+// the plan: this is client code, and a student can implement one.
+//
+// Assign receives the members (sorted by member id) and the partition count of
+// every subscribed topic, and returns member id → assigned partitions. Every
+// member should appear in the result, possibly with no partitions.
+type Assignor interface {
+	// Name is partition.assignment.strategy's name: "range", "roundrobin",
+	// "sticky", "cooperative-sticky".
+	Name() string
+	// Protocol is the rebalance protocol the assignor supports.
+	Protocol() RebalanceProtocol
+	// Assign computes the plan.
+	Assign(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition
+}
+
+// AssignFunc is the signature of an assignor's Assign method.
+type AssignFunc func(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition
+
+type funcAssignor struct {
+	name     string
+	protocol RebalanceProtocol
+	fn       AssignFunc
+}
+
+func (a funcAssignor) Name() string                { return a.name }
+func (a funcAssignor) Protocol() RebalanceProtocol { return a.protocol }
+func (a funcAssignor) Assign(m []MemberSubscription, t map[string]int) map[string][]TopicPartition {
+	return a.fn(m, t)
+}
+
+// NewAssignor turns a function into an Assignor, for assignors written in a
+// notebook cell:
+//
+//	mine := kgviz.NewAssignor("mine", kgviz.Eager, func(ms []kgviz.MemberSubscription, topics map[string]int) map[string][]kgviz.TopicPartition { ... })
+func NewAssignor(name string, protocol RebalanceProtocol, fn AssignFunc) Assignor {
+	return funcAssignor{name: name, protocol: protocol, fn: fn}
+}
+
+// validatePlan checks a plan the way a careful leader would before sending it
+// in SyncGroup: every partition at most once, only known members, only
+// partitions of subscribed topics that exist.
+func validatePlan(a Assignor, members []MemberSubscription, topics map[string]int, plan map[string][]TopicPartition) error {
+	known := make(map[string]MemberSubscription, len(members))
+	for _, m := range members {
+		known[m.MemberID] = m
+	}
+	ids := make([]string, 0, len(plan))
+	for id := range plan {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	owner := map[TopicPartition]string{}
+	for _, id := range ids {
+		m, ok := known[id]
+		if !ok {
+			return fmt.Errorf("assignor %q assigned partitions to unknown member %q", a.Name(), id)
+		}
+		for _, tp := range plan[id] {
+			n, ok := topics[tp.Topic]
+			if !ok || tp.Partition < 0 || tp.Partition >= n {
+				return fmt.Errorf("assignor %q assigned %s, which does not exist, to %q", a.Name(), tp, id)
+			}
+			subscribed := false
+			for _, t := range m.Topics {
+				if t == tp.Topic {
+					subscribed = true
+				}
+			}
+			if !subscribed {
+				return fmt.Errorf("assignor %q assigned %s to %q, which is not subscribed to %q", a.Name(), tp, id, tp.Topic)
+			}
+			if prev, dup := owner[tp]; dup {
+				return fmt.Errorf("assignor %q assigned %s to both %q and %q", a.Name(), tp, prev, id)
+			}
+			owner[tp] = id
+		}
+	}
+	return nil
+}
+
+// memberIDLess compares member ids the way the broker's Java strings do (byte order).
+func memberIDLess(a, b string) bool { return strings.Compare(a, b) < 0 }

@@ -1,0 +1,310 @@
+package kgviz
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+)
+
+// Range is Kafka's RangeAssignor (partition.assignment.strategy "range", the
+// classic default), eager. It works topic by topic: the partitions of a topic
+// in numeric order are cut into contiguous ranges, one per member subscribed to
+// the topic, members in Kafka's MemberInfo order (static members first, by
+// group.instance.id; then dynamic members by member id); when the partitions do
+// not divide evenly, the first members get one more.
+//
+// With C1 and C2 on orders(3) and payments(3) that is C1 {o0 o1 p0 p1} and
+// C2 {o2 p2}: each topic's spare partition goes to C1.
+//
+// It gives the same assignment as
+// org.apache.kafka.clients.consumer.RangeAssignor without racks, for any input.
+// Each member's list is sorted by topic, then partition (Kafka's own list order
+// follows a HashMap's topic order and means nothing).
+var Range Assignor = NewAssignor("range", Eager, assignRange)
+
+// Assignors returns the four built-in assignors: Range, RoundRobin, Sticky and
+// CooperativeSticky, in that order.
+func Assignors() []Assignor {
+	return []Assignor{Range, RoundRobin, Sticky, CooperativeSticky}
+}
+
+// AssignorByName returns the built-in assignor with that
+// partition.assignment.strategy name: "range", "roundrobin", "sticky" or
+// "cooperative-sticky".
+func AssignorByName(name string) (Assignor, error) {
+	names := make([]string, 0, 4)
+	for _, a := range Assignors() {
+		if a.Name() == name {
+			return a, nil
+		}
+		names = append(names, fmt.Sprintf("%q", a.Name()))
+	}
+	return nil, fmt.Errorf("kgviz: unknown assignor %q: valid names are %s", name, strings.Join(names, ", "))
+}
+
+func assignRange(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	g := newGroupView(members, topics)
+	order := g.kafkaOrder()
+
+	// Subscribers of every topic, in MemberInfo order.
+	subscribers := make([][]int32, len(g.topics))
+	for _, m := range order {
+		for _, t := range g.subs[m] {
+			subscribers[t] = append(subscribers[t], m)
+		}
+	}
+
+	// Range [start, start+length) of topic t for the i-th of k subscribers.
+	rangeOf := func(t, i, k int) (start, length int) {
+		n := g.nparts[t]
+		per, extra := n/k, n%k
+		start = per*i + min(i, extra)
+		length = per
+		if i < extra {
+			length++
+		}
+		return start, length
+	}
+
+	counts := make([]int, len(g.ids))
+	for t, subs := range subscribers {
+		for i, m := range subs {
+			_, length := rangeOf(t, i, len(subs))
+			counts[m] += length
+		}
+	}
+	lists := planLists(counts)
+	// Topics in sorted order and partitions in increasing order: every list
+	// comes out sorted.
+	for t, subs := range subscribers {
+		for i, m := range subs {
+			start, length := rangeOf(t, i, len(subs))
+			for p := start; p < start+length; p++ {
+				lists[m] = append(lists[m], TopicPartition{Topic: g.topics[t], Partition: p})
+			}
+		}
+	}
+	return g.plan(lists)
+}
+
+// groupView is the input of an assignor in a form that is cheap to work on:
+// unique members sorted by member id, the existing subscribed topics sorted by
+// name, and each member's subscription as sorted topic indices.
+//
+// Like Kafka's AbstractPartitionAssignor, a topic with no partition count, or a
+// count of zero or less, does not exist: nothing of it is assigned. A member id
+// that appears twice keeps its first subscription in input order.
+type groupView struct {
+	members []*MemberSubscription // sorted by MemberID (byte order), unique
+	ids     []string              // members[i].MemberID
+	topics  []string              // existing topics somebody subscribes to, sorted
+	nparts  []int                 // partition count of topics[t]
+	offset  []int                 // index of topics[t]-0 among all partitions in sorted order
+	total   int                   // number of partitions of all topics
+	index   map[string]int32      // topic name → t
+	subs    [][]int32             // sorted unique topic indices of members[i]; equal lists share one slice
+}
+
+func newGroupView(members []MemberSubscription, topics map[string]int) *groupView {
+	order := make([]int, len(members))
+	for i := range order {
+		order[i] = i
+	}
+	sort.SliceStable(order, func(a, b int) bool { return members[order[a]].MemberID < members[order[b]].MemberID })
+	g := &groupView{index: map[string]int32{}}
+	for _, i := range order {
+		if n := len(g.members); n > 0 && g.members[n-1].MemberID == members[i].MemberID {
+			continue
+		}
+		g.members = append(g.members, &members[i])
+		g.ids = append(g.ids, members[i].MemberID)
+	}
+
+	// The topic universe. Members usually share one subscription, so a list
+	// equal to the previous member's is skipped (string equality of the same
+	// backing bytes is a pointer check).
+	var prev []string
+	for k, m := range g.members {
+		if k > 0 && equalStrings(m.Topics, prev) {
+			continue
+		}
+		prev = m.Topics
+		for _, name := range m.Topics {
+			if _, seen := g.index[name]; !seen && topics[name] > 0 {
+				g.index[name] = -1
+			}
+		}
+	}
+	g.topics = make([]string, 0, len(g.index))
+	for name := range g.index {
+		g.topics = append(g.topics, name)
+	}
+	sort.Strings(g.topics)
+	g.nparts = make([]int, len(g.topics))
+	g.offset = make([]int, len(g.topics))
+	for t, name := range g.topics {
+		g.index[name] = int32(t)
+		g.nparts[t] = topics[name]
+		g.offset[t] = g.total
+		g.total += g.nparts[t]
+	}
+
+	g.subs = make([][]int32, len(g.members))
+	for k, m := range g.members {
+		if k > 0 && equalStrings(m.Topics, g.members[k-1].Topics) {
+			g.subs[k] = g.subs[k-1]
+			continue
+		}
+		s := make([]int32, 0, len(m.Topics))
+		for _, name := range m.Topics {
+			if t, ok := g.index[name]; ok {
+				s = append(s, t)
+			}
+		}
+		sort.Slice(s, func(a, b int) bool { return s[a] < s[b] })
+		s = compactInt32(s)
+		g.subs[k] = s[:len(s):len(s)]
+	}
+	return g
+}
+
+// subscribed reports whether member m subscribes to topic t.
+func (g *groupView) subscribed(m int, t int32) bool {
+	s := g.subs[m]
+	i := sort.Search(len(s), func(i int) bool { return s[i] >= t })
+	return i < len(s) && s[i] == t
+}
+
+// topicOf returns the topic of the partition with global index x.
+func (g *groupView) topicOf(x int32) int32 {
+	return int32(sort.Search(len(g.offset), func(t int) bool { return g.offset[t] > int(x) }) - 1)
+}
+
+// kafkaOrder returns the member indices sorted as Kafka's
+// AbstractPartitionAssignor.MemberInfo.compareTo sorts them.
+func (g *groupView) kafkaOrder() []int32 {
+	order := make([]int32, len(g.members))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	sort.SliceStable(order, func(a, b int) bool {
+		return memberInfoCompare(g.members[order[a]], g.members[order[b]]) < 0
+	})
+	return order
+}
+
+// planLists returns one empty list per member, list m with capacity counts[m].
+// All lists share one backing array; each is capped, so an append by a caller
+// of Assign can never write into a neighbour's list.
+func planLists(counts []int) [][]TopicPartition {
+	total := 0
+	for _, c := range counts {
+		total += c
+	}
+	backing := make([]TopicPartition, total)
+	lists := make([][]TopicPartition, len(counts))
+	at := 0
+	for m, c := range counts {
+		lists[m] = backing[at : at : at+c]
+		at += c
+	}
+	return lists
+}
+
+// plan turns per-member lists into the member id → partitions map; every
+// member is in it, with an empty, non-nil list if it gets nothing.
+func (g *groupView) plan(lists [][]TopicPartition) map[string][]TopicPartition {
+	out := make(map[string][]TopicPartition, len(g.ids))
+	for m, id := range g.ids {
+		out[id] = lists[m]
+	}
+	return out
+}
+
+// memberInfoCompare orders members like Kafka's
+// AbstractPartitionAssignor.MemberInfo.compareTo: static members (with a
+// group.instance.id) before dynamic ones; static members by instance id,
+// dynamic ones by member id, both compared like Java's String.compareTo. Two
+// static members with the same instance id (which a real group never has)
+// compare equal in Kafka and keep a HashMap's order; here the member id
+// decides, so the result is deterministic.
+func memberInfoCompare(a, b *MemberSubscription) int {
+	as, bs := a.InstanceID != "", b.InstanceID != ""
+	switch {
+	case as && bs:
+		if c := javaStringCompare(a.InstanceID, b.InstanceID); c != 0 {
+			return c
+		}
+	case as:
+		return -1
+	case bs:
+		return 1
+	}
+	return javaStringCompare(a.MemberID, b.MemberID)
+}
+
+// javaStringCompare returns the sign of Java's a.compareTo(b), which compares
+// UTF-16 code units. That is Go's byte order of UTF-8 except for one pair of
+// ranges: a character above U+FFFF (UTF-8 lead byte F0–F4, a surrogate pair
+// D800–DBFF in UTF-16) sorts before U+E000–U+FFFF (lead byte EE or EF) in Java
+// and after it in Go. Member ids are client.id + "-" + a UUID, and client.id
+// may be any string, so Range and RoundRobin use this to match Kafka exactly.
+func javaStringCompare(a, b string) int {
+	n := min(len(a), len(b))
+	i := 0
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == n {
+		switch {
+		case len(a) < len(b):
+			return -1
+		case len(a) > len(b):
+			return 1
+		}
+		return 0
+	}
+	// The strings agree up to i, so for valid UTF-8 a[i] and b[i] are either
+	// both lead bytes or both continuation bytes of characters with the same
+	// lead byte (same length, where byte order is code point order).
+	ca, cb := a[i], b[i]
+	switch {
+	case ca >= 0xF0 && (cb == 0xEE || cb == 0xEF):
+		return -1
+	case cb >= 0xF0 && (ca == 0xEE || ca == 0xEF):
+		return 1
+	case ca < cb:
+		return -1
+	}
+	return 1
+}
+
+func equalStrings(a, b []string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	if len(a) == 0 || &a[0] == &b[0] {
+		return true
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// compactInt32 removes adjacent duplicates from a sorted slice.
+func compactInt32(s []int32) []int32 {
+	if len(s) < 2 {
+		return s
+	}
+	w := 1
+	for r := 1; r < len(s); r++ {
+		if s[r] != s[w-1] {
+			s[w] = s[r]
+			w++
+		}
+	}
+	return s[:w]
+}
