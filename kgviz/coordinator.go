@@ -542,7 +542,8 @@ func (c *coordinator) tick() {
 	var expired []*groupMember
 	for _, id := range c.memberIDs() {
 		m := c.members[id]
-		if m.proc != nil && m.proc.heartbeating() && m.proc.memberID == m.id {
+		heard := m.proc != nil && m.proc.heartbeating() && (m.proc.memberID == m.id || m.proc.memberID == "")
+		if heard || m.joinMsg != nil || m.syncMsg != nil { // a parked JoinGroup/SyncGroup keeps the member alive
 			m.lastHeard = now
 		} else if now-m.lastHeard >= m.sessionTimeout(c.w) {
 			expired = append(expired, m)

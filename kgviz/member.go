@@ -474,6 +474,7 @@ func (p *process) onJoinResponse(m *message) {
 	resp := m.body.(*joinResp)
 	p.memberID = resp.memberID
 	p.pendingGen = m.gen
+	p.generation = m.gen // the client takes the new generation from the JoinGroup response
 	var plan map[string][]TopicPartition
 	if resp.leader == p.memberID && !resp.skipAssignment {
 		var err error
@@ -807,7 +808,9 @@ func (p *process) afterCommitError(code ErrorCode) {
 	case FENCED_INSTANCE_ID:
 		p.zombie = true
 	case REBALANCE_IN_PROGRESS:
-		p.rejoin = true
+		if !p.joinInFlight && !p.syncInFlight && !p.havePending {
+			p.rejoin = true
+		}
 	}
 }
 

@@ -81,6 +81,12 @@ func (pr *producer) onInitProducerIDResponse(m *message) {
 		r := m.body.(*initPIDResp)
 		pr.pid, pr.epoch, pr.seq = r.pid, r.epoch, 0
 		pr.initing = false
+		for _, b := range pr.batches { // number the batches that waited for the PID
+			if !b.sent {
+				b.seq = pr.seq
+				pr.seq++
+			}
+		}
 		if p.phase == phInitPID {
 			p.findCoordinator()
 		}

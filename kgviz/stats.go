@@ -155,7 +155,7 @@ func (w *World) Stats() Stats {
 		switch {
 		case e.Type == EvProcessed:
 			s.Processed++
-		case e.Type == EvSend && e.Response && e.Error != NONE:
+		case e.Type == EvSend && e.Response && e.Error != NONE && e.API != "Heartbeat": // the rebalance notice is not a rejection
 			s.Rejected[e.Error.String()]++
 		}
 	}

@@ -1,0 +1,1335 @@
+package kgviz
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"slices"
+	"sort"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+// ---------------------------------------------------------------------------
+// Helpers: plans written the way the page writes them.
+
+// tp parses Kafka's spelling of a partition, "orders-2".
+func tp(s string) TopicPartition {
+	i := strings.LastIndexByte(s, '-')
+	p, err := strconv.Atoi(s[i+1:])
+	if err != nil {
+		panic(s)
+	}
+	return TopicPartition{Topic: s[:i], Partition: p}
+}
+
+// tps parses a list of partitions: tps("topic1-0", "topic2-1").
+func tps(ss ...string) []TopicPartition {
+	out := []TopicPartition{}
+	for _, s := range ss {
+		out = append(out, tp(s))
+	}
+	return out
+}
+
+// sub is a dynamic member's subscription.
+func sub(id string, topics ...string) MemberSubscription {
+	return MemberSubscription{MemberID: id, Topics: topics, Generation: -1}
+}
+
+// static is a static member's (group.instance.id) subscription.
+func static(id, instance string, topics ...string) MemberSubscription {
+	m := sub(id, topics...)
+	m.InstanceID = instance
+	return m
+}
+
+// short writes a partition as the page does: o2 for orders-2, p0 for
+// payments-0; other topics in Kafka's spelling.
+func short(tp TopicPartition) string {
+	switch tp.Topic {
+	case "orders", "payments":
+		return tp.Topic[:1] + strconv.Itoa(tp.Partition)
+	}
+	return tp.String()
+}
+
+// render writes a plan as the page does: "C1-1 {o0 o1} · C2-1 {p0}", members
+// by id.
+func render(plan map[string][]TopicPartition) string {
+	ids := make([]string, 0, len(plan))
+	for id := range plan {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	parts := make([]string, 0, len(ids))
+	for _, id := range ids {
+		names := make([]string, 0, len(plan[id]))
+		for _, p := range plan[id] {
+			names = append(names, short(p))
+		}
+		parts = append(parts, id+" {"+strings.Join(names, " ")+"}")
+	}
+	return strings.Join(parts, " · ")
+}
+
+// sortedCopy returns the plan with every list sorted.
+func sortedCopy(plan map[string][]TopicPartition) map[string][]TopicPartition {
+	out := make(map[string][]TopicPartition, len(plan))
+	for id, l := range plan {
+		c := append([]TopicPartition{}, l...)
+		SortPartitions(c)
+		out[id] = c
+	}
+	return out
+}
+
+// byInstance re-keys a plan by group.instance.id, like Kafka's
+// checkStaticAssignment.
+func byInstance(members []MemberSubscription, plan map[string][]TopicPartition) map[string][]TopicPartition {
+	out := map[string][]TopicPartition{}
+	for _, m := range members {
+		if m.InstanceID != "" {
+			out[m.InstanceID] = plan[m.MemberID]
+		}
+	}
+	return out
+}
+
+// assignChecked runs an assignor and checks what every plan must satisfy:
+// validatePlan accepts it and every member is in it with a non-nil list.
+func assignChecked(t *testing.T, a Assignor, members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	t.Helper()
+	plan := a.Assign(members, topics)
+	require.NoError(t, validatePlan(a, members, topics, plan))
+	for _, m := range members {
+		l, ok := plan[m.MemberID]
+		require.True(t, ok, "%s: member %s missing from the plan", a.Name(), m.MemberID)
+		require.NotNil(t, l, "%s: member %s has a nil list", a.Name(), m.MemberID)
+	}
+	require.Len(t, plan, len(uniqueIDs(members)), "%s: plan has members that did not join", a.Name())
+	return plan
+}
+
+func uniqueIDs(members []MemberSubscription) map[string]bool {
+	ids := map[string]bool{}
+	for _, m := range members {
+		ids[m.MemberID] = true
+	}
+	return ids
+}
+
+// ---------------------------------------------------------------------------
+// The page's table (DEMOS.md, "The exact assignments"): two topics of three
+// partitions, C1..C4 join one at a time, each round's Owned is the previous
+// round's plan.
+
+var demoTopics = map[string]int{"orders": 3, "payments": 3}
+
+func TestAssignorsDemoTable(t *testing.T) {
+	tests := []struct {
+		assignor Assignor
+		rounds   []string // the plan after C1, +C2, +C3, +C4 join
+		paused   []int    // partitions that stop during the +C2, +C3, +C4 rebalances
+	}{
+		{Range, []string{
+			"C1-1 {o0 o1 o2 p0 p1 p2}",
+			"C1-1 {o0 o1 p0 p1} · C2-1 {o2 p2}",
+			"C1-1 {o0 p0} · C2-1 {o1 p1} · C3-1 {o2 p2}",
+			"C1-1 {o0 p0} · C2-1 {o1 p1} · C3-1 {o2 p2} · C4-1 {}",
+		}, []int{6, 6, 6}},
+		{RoundRobin, []string{
+			"C1-1 {o0 o1 o2 p0 p1 p2}",
+			"C1-1 {o0 o2 p1} · C2-1 {o1 p0 p2}",
+			"C1-1 {o0 p0} · C2-1 {o1 p1} · C3-1 {o2 p2}",
+			"C1-1 {o0 p1} · C2-1 {o1 p2} · C3-1 {o2} · C4-1 {p0}",
+		}, []int{6, 6, 6}},
+		{Sticky, []string{
+			"C1-1 {o0 o1 o2 p0 p1 p2}",
+			"C1-1 {o0 o1 o2} · C2-1 {p0 p1 p2}",
+			"C1-1 {o0 o1} · C2-1 {p0 p1} · C3-1 {o2 p2}",
+			"C1-1 {o0} · C2-1 {p0 p1} · C3-1 {o2 p2} · C4-1 {o1}",
+		}, []int{6, 6, 6}},
+		{CooperativeSticky, []string{
+			"C1-1 {o0 o1 o2 p0 p1 p2}",
+			"C1-1 {o0 o1 o2} · C2-1 {p0 p1 p2}",
+			"C1-1 {o0 o1} · C2-1 {p0 p1} · C3-1 {o2 p2}",
+			"C1-1 {o0} · C2-1 {p0 p1} · C3-1 {o2 p2} · C4-1 {o1}",
+		}, []int{3, 2, 1}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.assignor.Name(), func(t *testing.T) {
+			var members []MemberSubscription
+			owned := map[string][]TopicPartition{}
+			for round, want := range tc.rounds {
+				members = append(members, sub(fmt.Sprintf("C%d-1", round+1), "orders", "payments"))
+				for i := range members {
+					members[i].Owned = owned[members[i].MemberID]
+					members[i].Generation = round // the generation of the previous plan
+				}
+				plan := assignChecked(t, tc.assignor, members, demoTopics)
+				assert.Equal(t, want, render(plan), "round %d (C1..C%d)", round+1, round+1)
+				if round > 0 {
+					// Eager: every member revokes everything before JoinGroup.
+					// Cooperative: only what leaves its owner stops.
+					paused := 0
+					for id, had := range owned {
+						for _, p := range had {
+							if tc.assignor.Protocol() == Eager || !slices.Contains(plan[id], p) {
+								paused++
+							}
+						}
+					}
+					assert.Equal(t, tc.paused[round-1], paused, "partitions paused when C%d joins", round+1)
+				}
+				owned = plan
+			}
+		})
+	}
+}
+
+// The page's round-robin sentence: with C1, C2 on orders(3)+payments(3).
+func TestRoundRobinPageExample(t *testing.T) {
+	plan := assignChecked(t, RoundRobin, []MemberSubscription{
+		sub("C1", "orders", "payments"), sub("C2", "orders", "payments"),
+	}, demoTopics)
+	assert.Equal(t, map[string][]TopicPartition{
+		"C1": tps("orders-0", "orders-2", "payments-1"),
+		"C2": tps("orders-1", "payments-0", "payments-2"),
+	}, plan)
+}
+
+func TestAssignorNamesAndProtocols(t *testing.T) {
+	got := []string{}
+	for _, a := range Assignors() {
+		got = append(got, a.Name()+"/"+a.Protocol().String())
+	}
+	assert.Equal(t, []string{"range/EAGER", "roundrobin/EAGER", "sticky/EAGER", "cooperative-sticky/COOPERATIVE"}, got)
+}
+
+func TestAssignorByName(t *testing.T) {
+	for _, a := range Assignors() {
+		got, err := AssignorByName(a.Name())
+		require.NoError(t, err)
+		assert.Equal(t, a.Name(), got.Name())
+	}
+	_, err := AssignorByName("round-robin")
+	require.Error(t, err)
+	assert.Equal(t, `kgviz: unknown assignor "round-robin": valid names are "range", "roundrobin", "sticky", "cooperative-sticky"`, err.Error())
+	_, err = AssignorByName("")
+	assert.ErrorContains(t, err, `unknown assignor ""`)
+}
+
+// Every assignor, every input shape: nobody, nothing to assign, plans that
+// must not be shared between members.
+func TestAssignorsEdgeCases(t *testing.T) {
+	for _, a := range Assignors() {
+		t.Run(a.Name(), func(t *testing.T) {
+			plan := a.Assign(nil, demoTopics)
+			assert.NotNil(t, plan)
+			assert.Empty(t, plan, "no members, no plan")
+
+			plan = assignChecked(t, a, []MemberSubscription{sub("C1"), sub("C2", "gone")}, map[string]int{"gone": 0, "orders": 3})
+			assert.Equal(t, "C1 {} · C2 {}", render(plan), "topics with no partitions do not exist")
+
+			plan = assignChecked(t, a, []MemberSubscription{sub("C1", "orders", "orders"), sub("C2", "payments", "orders")}, demoTopics)
+			assert.Len(t, append(plan["C1"], plan["C2"]...), 6, "duplicated and unsorted topic lists are fine")
+
+			// A caller appending to one member's list must not change another's.
+			plan = assignChecked(t, a, []MemberSubscription{sub("C1", "orders"), sub("C2", "orders")}, demoTopics)
+			c2 := slices.Clone(plan["C2"])
+			_ = append(plan["C1"], TopicPartition{"x", 9})
+			assert.Equal(t, c2, plan["C2"])
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Kafka's own tests. One Go case per Java test, named after it. Rack-aware
+// tests are skipped (kgviz has no racks); for RangeAssignorTest's rack tests
+// only the expected non-rack-aware assignment ("nonRackAwareAssignment",
+// checked by verifyNonRackAwareAssignment with null broker racks) is ported.
+
+type kafkaCase struct {
+	name       string // the Java test
+	topics     map[string]int
+	members    []MemberSubscription
+	want       map[string][]TopicPartition
+	byInstance bool // want is keyed by group.instance.id (checkStaticAssignment)
+}
+
+func runKafkaCases(t *testing.T, a Assignor, cases []kafkaCase, ignoreOrder bool) {
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			plan := assignChecked(t, a, tc.members, tc.topics)
+			if ignoreOrder {
+				// RangeAssignorTest.assertAssignment compares sets.
+				plan = sortedCopy(plan)
+				tc.want = sortedCopy(tc.want)
+			}
+			if tc.byInstance {
+				plan = byInstance(tc.members, plan)
+			}
+			assert.Equal(t, tc.want, plan)
+		})
+	}
+}
+
+// lists parses Kafka's sorted-string form of assignments ("t1-0, t1-1"), one
+// per member "consumer0", "consumer1", ... (AbstractPartitionAssignorTest.verifyRackAssignment).
+func lists(ss ...string) map[string][]TopicPartition {
+	out := map[string][]TopicPartition{}
+	for i, s := range ss {
+		l := []TopicPartition{}
+		if s != "" {
+			for _, p := range strings.Split(s, ", ") {
+				l = append(l, tp(p))
+			}
+		}
+		out[fmt.Sprintf("consumer%d", i)] = l
+	}
+	return out
+}
+
+// consumers makes members "consumer0", "consumer1", ... with these topic lists.
+func consumers(topicLists ...[]string) []MemberSubscription {
+	out := []MemberSubscription{}
+	for i, ts := range topicLists {
+		out = append(out, sub(fmt.Sprintf("consumer%d", i), ts...))
+	}
+	return out
+}
+
+func TestRangeKafkaRangeAssignorTest(t *testing.T) {
+	const topic1, topic2 = "topic1", "topic2"
+	two := func(n1, n2 int) map[string]int { return map[string]int{topic1: n1, topic2: n2} }
+	all := []string{"t1", "t2", "t3"}
+	t1t3 := []string{"t1", "t3"}
+	cases := []kafkaCase{
+		// RangeAssignorTest.testOneConsumerNoTopic
+		{name: "testOneConsumerNoTopic", topics: map[string]int{},
+			members: []MemberSubscription{sub("consumer1")},
+			want:    map[string][]TopicPartition{"consumer1": {}}},
+		// RangeAssignorTest.testOneConsumerNonexistentTopic
+		{name: "testOneConsumerNonexistentTopic", topics: map[string]int{},
+			members: []MemberSubscription{sub("consumer1", topic1)},
+			want:    map[string][]TopicPartition{"consumer1": {}}},
+		// RangeAssignorTest.testOneConsumerOneTopic
+		{name: "testOneConsumerOneTopic", topics: map[string]int{topic1: 3},
+			members: []MemberSubscription{sub("consumer1", topic1)},
+			want:    map[string][]TopicPartition{"consumer1": tps("topic1-0", "topic1-1", "topic1-2")}},
+		// RangeAssignorTest.testOnlyAssignsPartitionsFromSubscribedTopics
+		{name: "testOnlyAssignsPartitionsFromSubscribedTopics", topics: map[string]int{topic1: 3, "other": 3},
+			members: []MemberSubscription{sub("consumer1", topic1)},
+			want:    map[string][]TopicPartition{"consumer1": tps("topic1-0", "topic1-1", "topic1-2")}},
+		// RangeAssignorTest.testOneConsumerMultipleTopics
+		{name: "testOneConsumerMultipleTopics", topics: two(1, 2),
+			members: []MemberSubscription{sub("consumer1", topic1, topic2)},
+			want:    map[string][]TopicPartition{"consumer1": tps("topic1-0", "topic2-0", "topic2-1")}},
+		// RangeAssignorTest.testTwoConsumersOneTopicOnePartition
+		{name: "testTwoConsumersOneTopicOnePartition", topics: map[string]int{topic1: 1},
+			members: []MemberSubscription{sub("consumer1", topic1), sub("consumer2", topic1)},
+			want:    map[string][]TopicPartition{"consumer1": tps("topic1-0"), "consumer2": {}}},
+		// RangeAssignorTest.testTwoConsumersOneTopicTwoPartitions
+		{name: "testTwoConsumersOneTopicTwoPartitions", topics: map[string]int{topic1: 2},
+			members: []MemberSubscription{sub("consumer1", topic1), sub("consumer2", topic1)},
+			want:    map[string][]TopicPartition{"consumer1": tps("topic1-0"), "consumer2": tps("topic1-1")}},
+		// RangeAssignorTest.testMultipleConsumersMixedTopics
+		{name: "testMultipleConsumersMixedTopics", topics: two(3, 2),
+			members: []MemberSubscription{sub("consumer1", topic1), sub("consumer2", topic1, topic2), sub("consumer3", topic1)},
+			want: map[string][]TopicPartition{
+				"consumer1": tps("topic1-0"),
+				"consumer2": tps("topic1-1", "topic2-0", "topic2-1"),
+				"consumer3": tps("topic1-2"),
+			}},
+		// RangeAssignorTest.testTwoConsumersTwoTopicsSixPartitions
+		{name: "testTwoConsumersTwoTopicsSixPartitions", topics: two(3, 3),
+			members: []MemberSubscription{sub("consumer1", topic1, topic2), sub("consumer2", topic1, topic2)},
+			want: map[string][]TopicPartition{
+				"consumer1": tps("topic1-0", "topic1-1", "topic2-0", "topic2-1"),
+				"consumer2": tps("topic1-2", "topic2-2"),
+			}},
+		// RangeAssignorTest.testTwoStaticConsumersTwoTopicsSixPartitions: although
+		// consumer-a sorts before consumer-b, instance ids decide.
+		{name: "testTwoStaticConsumersTwoTopicsSixPartitions", topics: two(3, 3),
+			members: []MemberSubscription{static("consumer-b", "instance1", topic1, topic2), static("consumer-a", "instance2", topic1, topic2)},
+			want: map[string][]TopicPartition{
+				"consumer-b": tps("topic1-0", "topic1-1", "topic2-0", "topic2-1"),
+				"consumer-a": tps("topic1-2", "topic2-2"),
+			}},
+		// RangeAssignorTest.testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions:
+		// the static member goes first.
+		{name: "testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions", topics: two(3, 3),
+			members: []MemberSubscription{static("consumer-b", "instance1", topic1, topic2), sub("consumer-a", topic1, topic2)},
+			want: map[string][]TopicPartition{
+				"consumer-b": tps("topic1-0", "topic1-1", "topic2-0", "topic2-1"),
+				"consumer-a": tps("topic1-2", "topic2-2"),
+			}},
+		// RangeAssignorTest.testStaticMemberRangeAssignmentPersistent, first assignment.
+		{name: "testStaticMemberRangeAssignmentPersistent", topics: two(5, 4),
+			members: []MemberSubscription{
+				static("consumer1", "instance1", topic1, topic2), static("consumer2", "instance2", topic1, topic2),
+				static("consumer3", "instance3", topic1, topic2), sub("consumer4", topic1, topic2),
+			},
+			want: map[string][]TopicPartition{
+				"consumer1": tps("topic1-0", "topic1-1", "topic2-0"),
+				"consumer2": tps("topic1-2", "topic2-1"),
+				"consumer3": tps("topic1-3", "topic2-2"),
+				"consumer4": tps("topic1-4", "topic2-3"),
+			}},
+		// RangeAssignorTest.testStaticMemberRangeAssignmentPersistent, after dynamic
+		// member 4 is replaced by a new dynamic member 5.
+		{name: "testStaticMemberRangeAssignmentPersistent/consumer4_replaced_by_consumer5", topics: two(5, 4),
+			members: []MemberSubscription{
+				static("consumer1", "instance1", topic1, topic2), static("consumer2", "instance2", topic1, topic2),
+				static("consumer3", "instance3", topic1, topic2), sub("consumer5", topic1, topic2),
+			},
+			want: map[string][]TopicPartition{
+				"consumer1": tps("topic1-0", "topic1-1", "topic2-0"),
+				"consumer2": tps("topic1-2", "topic2-1"),
+				"consumer3": tps("topic1-3", "topic2-2"),
+				"consumer5": tps("topic1-4", "topic2-3"),
+			}},
+		// RangeAssignorTest.testStaticMemberRangeAssignmentPersistentAfterMemberIdChanges, before.
+		{name: "testStaticMemberRangeAssignmentPersistentAfterMemberIdChanges", topics: two(5, 5), byInstance: true,
+			members: []MemberSubscription{
+				static("consumer1", "instance1", topic1, topic2), static("consumer2", "instance2", topic1, topic2),
+				static("consumer3", "instance3", topic1, topic2),
+			},
+			want: map[string][]TopicPartition{
+				"instance1": tps("topic1-0", "topic1-1", "topic2-0", "topic2-1"),
+				"instance2": tps("topic1-2", "topic1-3", "topic2-2", "topic2-3"),
+				"instance3": tps("topic1-4", "topic2-4"),
+			}},
+		// RangeAssignorTest.testStaticMemberRangeAssignmentPersistentAfterMemberIdChanges, after
+		// consumer3 became consumer4 and consumer2 became consumer5: same per instance.
+		{name: "testStaticMemberRangeAssignmentPersistentAfterMemberIdChanges/new_member_ids", topics: two(5, 5), byInstance: true,
+			members: []MemberSubscription{
+				static("consumer1", "instance1", topic1, topic2), static("consumer5", "instance2", topic1, topic2),
+				static("consumer4", "instance3", topic1, topic2),
+			},
+			want: map[string][]TopicPartition{
+				"instance1": tps("topic1-0", "topic1-1", "topic2-0", "topic2-1"),
+				"instance2": tps("topic1-2", "topic1-3", "topic2-2", "topic2-3"),
+				"instance3": tps("topic1-4", "topic2-4"),
+			}},
+		// RangeAssignorTest.testRackAwareAssignmentWithUniformSubscription (non-rack-aware half)
+		{name: "testRackAwareAssignmentWithUniformSubscription", topics: map[string]int{"t1": 6, "t2": 7, "t3": 2},
+			members: consumers(all, all, all),
+			want:    lists("t1-0, t1-1, t2-0, t2-1, t2-2, t3-0", "t1-2, t1-3, t2-3, t2-4, t3-1", "t1-4, t1-5, t2-5, t2-6")},
+		// RangeAssignorTest.testRackAwareAssignmentWithNonEqualSubscription (non-rack-aware half)
+		{name: "testRackAwareAssignmentWithNonEqualSubscription", topics: map[string]int{"t1": 6, "t2": 7, "t3": 2},
+			members: consumers(all, all, t1t3),
+			want:    lists("t1-0, t1-1, t2-0, t2-1, t2-2, t2-3, t3-0", "t1-2, t1-3, t2-4, t2-5, t2-6, t3-1", "t1-4, t1-5")},
+		// RangeAssignorTest.testRackAwareAssignmentWithUniformPartitions (non-rack-aware half)
+		{name: "testRackAwareAssignmentWithUniformPartitions", topics: map[string]int{"t1": 5, "t2": 5, "t3": 5},
+			members: consumers(all, all, all),
+			want:    lists("t1-0, t1-1, t2-0, t2-1, t3-0, t3-1", "t1-2, t1-3, t2-2, t2-3, t3-2, t3-3", "t1-4, t2-4, t3-4")},
+		// RangeAssignorTest.testRackAwareAssignmentWithUniformPartitionsNonEqualSubscription (non-rack-aware half)
+		{name: "testRackAwareAssignmentWithUniformPartitionsNonEqualSubscription", topics: map[string]int{"t1": 5, "t2": 5, "t3": 5},
+			members: consumers(all, all, t1t3),
+			want:    lists("t1-0, t1-1, t2-0, t2-1, t2-2, t3-0, t3-1", "t1-2, t1-3, t2-3, t2-4, t3-2, t3-3", "t1-4, t3-4")},
+		// RangeAssignorTest.testRackAwareAssignmentWithCoPartitioning (non-rack-aware half, first group)
+		{name: "testRackAwareAssignmentWithCoPartitioning", topics: map[string]int{"t1": 6, "t2": 6, "t3": 2, "t4": 2},
+			members: consumers([]string{"t1", "t2"}, []string{"t1", "t2"}, []string{"t3", "t4"}, []string{"t3", "t4"}),
+			want:    lists("t1-0, t1-1, t1-2, t2-0, t2-1, t2-2", "t1-3, t1-4, t1-5, t2-3, t2-4, t2-5", "t3-0, t4-0", "t3-1, t4-1")},
+		// RangeAssignorTest.testRackAwareAssignmentWithCoPartitioning (non-rack-aware half, all topics)
+		{name: "testRackAwareAssignmentWithCoPartitioning/all_topics", topics: map[string]int{"t1": 6, "t2": 6, "t3": 2, "t4": 2},
+			members: consumers([]string{"t1", "t2", "t3", "t4"}, []string{"t1", "t2", "t3", "t4"}, []string{"t1", "t2", "t3", "t4"}, []string{"t1", "t2", "t3", "t4"}),
+			want:    lists("t1-0, t1-1, t2-0, t2-1, t3-0, t4-0", "t1-2, t1-3, t2-2, t2-3, t3-1, t4-1", "t1-4, t2-4", "t1-5, t2-5")},
+		// RangeAssignorTest.testCoPartitionedAssignmentWithSameSubscription (non-rack-aware half;
+		// t7, t8, t9 do not exist)
+		{name: "testCoPartitionedAssignmentWithSameSubscription", topics: map[string]int{"t1": 6, "t2": 6, "t3": 2, "t4": 2, "t5": 4, "t6": 4},
+			members: func() []MemberSubscription {
+				ts := []string{"t1", "t2", "t3", "t4", "t5", "t6", "t7", "t8", "t9"}
+				return consumers(ts, ts, ts)
+			}(),
+			want: lists("t1-0, t1-1, t2-0, t2-1, t3-0, t4-0, t5-0, t5-1, t6-0, t6-1",
+				"t1-2, t1-3, t2-2, t2-3, t3-1, t4-1, t5-2, t6-2",
+				"t1-4, t1-5, t2-4, t2-5, t5-3, t6-3")},
+		// The example in RangeAssignor's javadoc.
+		{name: "RangeAssignorJavadoc", topics: map[string]int{"t0": 3, "t1": 3},
+			members: []MemberSubscription{sub("C0", "t0", "t1"), sub("C1", "t0", "t1")},
+			want: map[string][]TopicPartition{
+				"C0": tps("t0-0", "t0-1", "t1-0", "t1-1"),
+				"C1": tps("t0-2", "t1-2"),
+			}},
+	}
+	runKafkaCases(t, Range, cases, true)
+}
+
+func TestRoundRobinKafkaRoundRobinAssignorTest(t *testing.T) {
+	const topic, topic1, topic2 = "topic", "topic1", "topic2"
+	two := func(n1, n2 int) map[string]int { return map[string]int{topic1: n1, topic2: n2} }
+	staticThree := func() []MemberSubscription {
+		return []MemberSubscription{
+			static("consumer1", "instance1", topic1, topic2), static("consumer2", "instance2", topic1, topic2),
+			static("consumer3", "instance3", topic1, topic2),
+		}
+	}
+	cases := []kafkaCase{
+		// RoundRobinAssignorTest.testOneConsumerNoTopic
+		{name: "testOneConsumerNoTopic", topics: map[string]int{},
+			members: []MemberSubscription{sub("consumer")},
+			want:    map[string][]TopicPartition{"consumer": {}}},
+		// RoundRobinAssignorTest.testOneConsumerNonexistentTopic
+		{name: "testOneConsumerNonexistentTopic", topics: map[string]int{},
+			members: []MemberSubscription{sub("consumer", topic)},
+			want:    map[string][]TopicPartition{"consumer": {}}},
+		// RoundRobinAssignorTest.testOneConsumerOneTopic
+		{name: "testOneConsumerOneTopic", topics: map[string]int{topic: 3},
+			members: []MemberSubscription{sub("consumer", topic)},
+			want:    map[string][]TopicPartition{"consumer": tps("topic-0", "topic-1", "topic-2")}},
+		// RoundRobinAssignorTest.testOnlyAssignsPartitionsFromSubscribedTopics
+		{name: "testOnlyAssignsPartitionsFromSubscribedTopics", topics: map[string]int{topic: 3, "other": 3},
+			members: []MemberSubscription{sub("consumer", topic)},
+			want:    map[string][]TopicPartition{"consumer": tps("topic-0", "topic-1", "topic-2")}},
+		// RoundRobinAssignorTest.testOneConsumerMultipleTopics
+		{name: "testOneConsumerMultipleTopics", topics: two(1, 2),
+			members: []MemberSubscription{sub("consumer", topic1, topic2)},
+			want:    map[string][]TopicPartition{"consumer": tps("topic1-0", "topic2-0", "topic2-1")}},
+		// RoundRobinAssignorTest.testTwoConsumersOneTopicOnePartition
+		{name: "testTwoConsumersOneTopicOnePartition", topics: map[string]int{topic: 1},
+			members: []MemberSubscription{sub("consumer1", topic), sub("consumer2", topic)},
+			want:    map[string][]TopicPartition{"consumer1": tps("topic-0"), "consumer2": {}}},
+		// RoundRobinAssignorTest.testTwoConsumersOneTopicTwoPartitions
+		{name: "testTwoConsumersOneTopicTwoPartitions", topics: map[string]int{topic: 2},
+			members: []MemberSubscription{sub("consumer1", topic), sub("consumer2", topic)},
+			want:    map[string][]TopicPartition{"consumer1": tps("topic-0"), "consumer2": tps("topic-1")}},
+		// RoundRobinAssignorTest.testMultipleConsumersMixedTopics
+		{name: "testMultipleConsumersMixedTopics", topics: two(3, 2),
+			members: []MemberSubscription{sub("consumer1", topic1), sub("consumer2", topic1, topic2), sub("consumer3", topic1)},
+			want: map[string][]TopicPartition{
+				"consumer1": tps("topic1-0"),
+				"consumer2": tps("topic1-1", "topic2-0", "topic2-1"),
+				"consumer3": tps("topic1-2"),
+			}},
+		// RoundRobinAssignorTest.testTwoDynamicConsumersTwoTopicsSixPartitions
+		{name: "testTwoDynamicConsumersTwoTopicsSixPartitions", topics: two(3, 3),
+			members: []MemberSubscription{sub("consumer1", topic1, topic2), sub("consumer2", topic1, topic2)},
+			want: map[string][]TopicPartition{
+				"consumer1": tps("topic1-0", "topic1-2", "topic2-1"),
+				"consumer2": tps("topic1-1", "topic2-0", "topic2-2"),
+			}},
+		// RoundRobinAssignorTest.testTwoStaticConsumersTwoTopicsSixPartitions: although
+		// consumer-a sorts before consumer-b, instance ids decide.
+		{name: "testTwoStaticConsumersTwoTopicsSixPartitions", topics: two(3, 3),
+			members: []MemberSubscription{static("consumer-b", "instance1", topic1, topic2), static("consumer-a", "instance2", topic1, topic2)},
+			want: map[string][]TopicPartition{
+				"consumer-b": tps("topic1-0", "topic1-2", "topic2-1"),
+				"consumer-a": tps("topic1-1", "topic2-0", "topic2-2"),
+			}},
+		// RoundRobinAssignorTest.testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions:
+		// the static member goes first.
+		{name: "testOneStaticConsumerAndOneDynamicConsumerTwoTopicsSixPartitions", topics: two(3, 3),
+			members: []MemberSubscription{static("consumer-b", "instance1", topic1, topic2), sub("consumer-a", topic1, topic2)},
+			want: map[string][]TopicPartition{
+				"consumer-b": tps("topic1-0", "topic1-2", "topic2-1"),
+				"consumer-a": tps("topic1-1", "topic2-0", "topic2-2"),
+			}},
+		// RoundRobinAssignorTest.testStaticMemberRoundRobinAssignmentPersistent, first assignment.
+		{name: "testStaticMemberRoundRobinAssignmentPersistent", topics: two(3, 3),
+			members: append(staticThree(), sub("consumer4", topic1, topic2)),
+			want: map[string][]TopicPartition{
+				"consumer1": tps("topic1-0", "topic2-1"),
+				"consumer2": tps("topic1-1", "topic2-2"),
+				"consumer3": tps("topic1-2"),
+				"consumer4": tps("topic2-0"),
+			}},
+		// RoundRobinAssignorTest.testStaticMemberRoundRobinAssignmentPersistent, after dynamic
+		// member 4 is replaced by a new dynamic member 5.
+		{name: "testStaticMemberRoundRobinAssignmentPersistent/consumer4_replaced_by_consumer5", topics: two(3, 3),
+			members: append(staticThree(), sub("consumer5", topic1, topic2)),
+			want: map[string][]TopicPartition{
+				"consumer1": tps("topic1-0", "topic2-1"),
+				"consumer2": tps("topic1-1", "topic2-2"),
+				"consumer3": tps("topic1-2"),
+				"consumer5": tps("topic2-0"),
+			}},
+		// RoundRobinAssignorTest.testStaticMemberRoundRobinAssignmentPersistentAfterMemberIdChanges, before.
+		{name: "testStaticMemberRoundRobinAssignmentPersistentAfterMemberIdChanges", topics: two(5, 5), byInstance: true,
+			members: staticThree(),
+			want: map[string][]TopicPartition{
+				"instance1": tps("topic1-0", "topic1-3", "topic2-1", "topic2-4"),
+				"instance2": tps("topic1-1", "topic1-4", "topic2-2"),
+				"instance3": tps("topic1-2", "topic2-0", "topic2-3"),
+			}},
+		// RoundRobinAssignorTest.testStaticMemberRoundRobinAssignmentPersistentAfterMemberIdChanges,
+		// after consumer3 became consumer4 and consumer2 became consumer5.
+		{name: "testStaticMemberRoundRobinAssignmentPersistentAfterMemberIdChanges/new_member_ids", topics: two(5, 5), byInstance: true,
+			members: []MemberSubscription{
+				static("consumer1", "instance1", topic1, topic2), static("consumer5", "instance2", topic1, topic2),
+				static("consumer4", "instance3", topic1, topic2),
+			},
+			want: map[string][]TopicPartition{
+				"instance1": tps("topic1-0", "topic1-3", "topic2-1", "topic2-4"),
+				"instance2": tps("topic1-1", "topic1-4", "topic2-2"),
+				"instance3": tps("topic1-2", "topic2-0", "topic2-3"),
+			}},
+		// The examples in RoundRobinAssignor's javadoc.
+		{name: "RoundRobinAssignorJavadoc/identical_subscriptions", topics: map[string]int{"t0": 3, "t1": 3},
+			members: []MemberSubscription{sub("C0", "t0", "t1"), sub("C1", "t0", "t1")},
+			want: map[string][]TopicPartition{
+				"C0": tps("t0-0", "t0-2", "t1-1"),
+				"C1": tps("t0-1", "t1-0", "t1-2"),
+			}},
+		{name: "RoundRobinAssignorJavadoc/different_subscriptions", topics: map[string]int{"t0": 1, "t1": 2, "t2": 3},
+			members: []MemberSubscription{sub("C0", "t0"), sub("C1", "t0", "t1"), sub("C2", "t0", "t1", "t2")},
+			want: map[string][]TopicPartition{
+				"C0": tps("t0-0"),
+				"C1": tps("t1-0"),
+				"C2": tps("t1-1", "t2-0", "t2-1", "t2-2"),
+			}},
+	}
+	runKafkaCases(t, RoundRobin, cases, false)
+}
+
+// AbstractPartitionAssignorTest: MemberInfo ordering, the member order of
+// Range and RoundRobin.
+func TestRangeRoundRobinKafkaMemberInfoOrder(t *testing.T) {
+	order := func(ms ...MemberSubscription) []string {
+		g := newGroupView(ms, nil)
+		out := []string{}
+		for _, m := range g.kafkaOrder() {
+			out = append(out, g.ids[m])
+		}
+		return out
+	}
+	// AbstractPartitionAssignorTest.testMemberInfoSortingWithoutGroupInstanceId
+	assert.Equal(t, []string{"a", "b", "c"}, order(sub("c"), sub("a"), sub("b")))
+	// AbstractPartitionAssignorTest.testMemberInfoSortingWithAllGroupInstanceId
+	assert.Equal(t, []string{"c", "a", "b"}, order(static("a", "y"), static("b", "z"), static("c", "x")))
+	// AbstractPartitionAssignorTest.testMemberInfoSortingSomeGroupInstanceId
+	assert.Equal(t, []string{"c", "b", "a"}, order(sub("a"), static("b", "y"), static("c", "x")))
+
+	// AbstractPartitionAssignorTest.testMergeSortManyMemberInfo: statics (by
+	// instance id) then dynamics (by member id), from a shuffled input.
+	rng := rand.New(rand.NewPCG(7, 7))
+	var ms []MemberSubscription
+	var statics, dynamics []string
+	for i := range 100 {
+		id := strconv.Itoa(i + 100)
+		if rng.IntN(2) == 0 {
+			ms = append(ms, static(id, id))
+			statics = append(statics, id)
+		} else {
+			ms = append(ms, sub(id))
+			dynamics = append(dynamics, id)
+		}
+	}
+	rng.Shuffle(len(ms), func(i, j int) { ms[i], ms[j] = ms[j], ms[i] })
+	assert.Equal(t, append(statics, dynamics...), order(ms...))
+}
+
+// Java's String.compareTo compares UTF-16 code units: a character above
+// U+FFFF (a surrogate pair) sorts before U+E000..U+FFFF, unlike UTF-8 bytes.
+func TestRangeRoundRobinJavaStringOrder(t *testing.T) {
+	cases := []struct {
+		a, b string
+		want int
+	}{
+		{"a", "b", -1}, {"b", "a", 1}, {"a", "a", 0}, {"a", "ab", -1}, {"ab", "a", 1}, {"", "a", -1},
+		{"C10", "C2", -1}, {"Z", "a", -1}, {"é", "z", 1},
+		{"\U0001F600", "\uFFFD", -1}, // surrogate pair D83D < FFFD
+		{"\uE000", "\U00010000", 1},  // E000 > D800
+		{"\U0001F600", "\u00e9", 1},  // D83D > 00E9
+		{"x\U00010000", "x\uE000", -1},
+	}
+	for _, c := range cases {
+		assert.Equal(t, c.want, javaStringCompare(c.a, c.b), "%q vs %q", c.a, c.b)
+	}
+	// Range by Java's order: the member whose id starts with an emoji comes
+	// first, though its UTF-8 bytes sort after "\uE000".
+	plan := assignChecked(t, Range, []MemberSubscription{sub("\uE000", "t"), sub("\U0001F600", "t")}, map[string]int{"t": 3})
+	assert.Equal(t, tps("t-0", "t-1"), plan["\U0001F600"])
+}
+
+// Kafka's own RangeAssignor and RoundRobinAssignor (kafka-clients 4.1.1) on
+// 400 seeded random groups: random member ids (with non-ASCII characters),
+// static members, non-existent topics, unequal subscriptions. The vectors are
+// made by testdata/kafka-harness/gen.sh.
+func TestRangeRoundRobinKafkaVectors(t *testing.T) {
+	f, err := os.Open("testdata/kafka_assignor_vectors.jsonl")
+	require.NoError(t, err)
+	defer f.Close()
+	type vector struct {
+		Case    int
+		Topics  map[string]int
+		Members []struct {
+			ID       string
+			Instance string
+			Topics   []string
+		}
+		Range      map[string][]string
+		RoundRobin map[string][]string
+	}
+	toPlan := func(m map[string][]string) map[string][]TopicPartition {
+		out := map[string][]TopicPartition{}
+		for id, l := range m {
+			out[id] = tps(l...)
+		}
+		return out
+	}
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<24)
+	n := 0
+	for sc.Scan() {
+		var v vector
+		require.NoError(t, json.Unmarshal(sc.Bytes(), &v))
+		var members []MemberSubscription
+		for _, m := range v.Members {
+			members = append(members, static(m.ID, m.Instance, m.Topics...))
+		}
+		// Kafka's range lists follow a HashMap's topic order: compare sets.
+		assert.Equal(t, sortedCopy(toPlan(v.Range)), sortedCopy(assignChecked(t, Range, members, v.Topics)), "range, case %d", v.Case)
+		assert.Equal(t, toPlan(v.RoundRobin), assignChecked(t, RoundRobin, members, v.Topics), "roundrobin, case %d", v.Case)
+		n++
+	}
+	require.NoError(t, sc.Err())
+	assert.Equal(t, 400, n)
+}
+
+// ---------------------------------------------------------------------------
+// Straight transliterations of Kafka's Java (O(P·M), no cleverness), checked
+// against the fast Go versions on random input.
+
+func javaRange(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	out := map[string][]TopicPartition{}
+	consumersPerTopic := map[string][]*MemberSubscription{}
+	for i := range members {
+		m := &members[i]
+		out[m.MemberID] = []TopicPartition{}
+		seen := map[string]bool{}
+		for _, t := range m.Topics {
+			if !seen[t] {
+				seen[t] = true
+				consumersPerTopic[t] = append(consumersPerTopic[t], m)
+			}
+		}
+	}
+	for topic, n := range topics {
+		cs := consumersPerTopic[topic]
+		if n <= 0 || len(cs) == 0 {
+			continue
+		}
+		sort.SliceStable(cs, func(i, j int) bool { return memberInfoCompare(cs[i], cs[j]) < 0 })
+		per, extra := n/len(cs), n%len(cs)
+		for i, c := range cs {
+			start := per*i + min(i, extra)
+			length := per
+			if i+1 <= extra {
+				length++
+			}
+			for p := start; p < start+length; p++ {
+				out[c.MemberID] = append(out[c.MemberID], TopicPartition{topic, p})
+			}
+		}
+	}
+	return sortedCopy(out)
+}
+
+func javaRoundRobin(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	out := map[string][]TopicPartition{}
+	sorted := []*MemberSubscription{}
+	topicSet := map[string]bool{}
+	for i := range members {
+		out[members[i].MemberID] = []TopicPartition{}
+		sorted = append(sorted, &members[i])
+		for _, t := range members[i].Topics {
+			topicSet[t] = true
+		}
+	}
+	if len(sorted) == 0 {
+		return out
+	}
+	sort.SliceStable(sorted, func(i, j int) bool { return memberInfoCompare(sorted[i], sorted[j]) < 0 })
+	names := []string{}
+	for t := range topicSet {
+		names = append(names, t)
+	}
+	sort.Slice(names, func(i, j int) bool { return javaStringCompare(names[i], names[j]) < 0 })
+	next := 0 // CircularIterator.peek()
+	for _, topic := range names {
+		for p := 0; p < topics[topic]; p++ {
+			for !slices.Contains(sorted[next].Topics, topic) {
+				next = (next + 1) % len(sorted)
+			}
+			id := sorted[next].MemberID
+			out[id] = append(out[id], TopicPartition{topic, p})
+			next = (next + 1) % len(sorted)
+		}
+	}
+	return out
+}
+
+// randomGroup makes a random group: ids from a small alphabet (so the
+// orders are interesting), some static members, missing and empty topics,
+// equal or random subscriptions.
+func randomGroup(rng *rand.Rand, maxMembers, maxTopics, maxPartitions int, equal bool) ([]MemberSubscription, map[string]int) {
+	topics := map[string]int{}
+	var names []string
+	for range 1 + rng.IntN(maxTopics) {
+		name := fmt.Sprintf("t%d", rng.IntN(2*maxTopics))
+		if _, ok := topics[name]; ok {
+			continue
+		}
+		names = append(names, name)
+		if rng.IntN(8) == 0 {
+			topics[name] = 0 // no partitions: does not exist
+		} else {
+			topics[name] = 1 + rng.IntN(maxPartitions)
+		}
+	}
+	sort.Strings(names)
+	var members []MemberSubscription
+	seen := map[string]bool{}
+	for range 1 + rng.IntN(maxMembers) {
+		id := fmt.Sprintf("%c%d", 'A'+rng.IntN(4), rng.IntN(3*maxMembers))
+		if seen[id] {
+			continue
+		}
+		seen[id] = true
+		var ts []string
+		for _, n := range names {
+			if equal || rng.IntN(3) > 0 {
+				ts = append(ts, n)
+			}
+		}
+		if rng.IntN(10) == 0 {
+			ts = append(ts, "missing")
+		}
+		m := sub(id, ts...)
+		if rng.IntN(4) == 0 {
+			m.InstanceID = fmt.Sprintf("i%d", rng.IntN(100))
+		}
+		members = append(members, m)
+	}
+	return members, topics
+}
+
+func TestRangeRoundRobinMatchJavaTransliteration(t *testing.T) {
+	rng := rand.New(rand.NewPCG(2026, 11))
+	for i := range 2000 {
+		members, topics := randomGroup(rng, 12, 6, 20, i%2 == 0)
+		require.Equal(t, javaRange(members, topics), sortedCopy(assignChecked(t, Range, members, topics)), "range, iteration %d", i)
+		require.Equal(t, javaRoundRobin(members, topics), assignChecked(t, RoundRobin, members, topics), "roundrobin, iteration %d", i)
+		// Input order does not matter.
+		rng.Shuffle(len(members), func(i, j int) { members[i], members[j] = members[j], members[i] })
+		require.Equal(t, javaRoundRobin(members, topics), assignChecked(t, RoundRobin, members, topics), "roundrobin shuffled, iteration %d", i)
+	}
+}
+
+// ---------------------------------------------------------------------------
+// Sticky and cooperative-sticky: the page's rule.
+
+// The rule's steps, one scenario each, for both sticky assignors.
+func TestStickyRule(t *testing.T) {
+	owning := func(id string, gen int, owned ...string) MemberSubscription {
+		m := sub(id, "orders", "payments")
+		m.Owned, m.Generation = tps(owned...), gen
+		return m
+	}
+	cases := []struct {
+		name    string
+		members []MemberSubscription
+		topics  map[string]int
+		want    string
+	}{
+		{"fresh group: partitions in order, each to the member with the fewest (ties: lower id)",
+			[]MemberSubscription{sub("C2", "orders", "payments"), sub("C1", "orders", "payments"), sub("C3", "orders", "payments")},
+			demoTopics, "C1 {o0 p0} · C2 {o1 p1} · C3 {o2 p2}"},
+		{"owners keep what they own; the unowned go to the fewest",
+			[]MemberSubscription{owning("C1", 3, "payments-2"), owning("C2", 3, "orders-0", "orders-1")},
+			demoTopics, "C1 {o2 p0 p2} · C2 {o0 o1 p1}"},
+		{"the member with the most gives its last partitions to the fewest",
+			[]MemberSubscription{owning("C1", 3, "orders-0", "orders-1", "orders-2", "payments-0", "payments-1"), owning("C2", 3), owning("C3", 3)},
+			demoTopics, "C1 {o0 o1} · C2 {p0 p2} · C3 {o2 p1}"},
+		{"ties among the most: the lower id gives first",
+			[]MemberSubscription{owning("C2", 3, "payments-0", "payments-1"), owning("C1", 3, "orders-0", "orders-1"), owning("C3", 3)},
+			map[string]int{"orders": 2, "payments": 2}, "C1 {o0} · C2 {p0 p1} · C3 {o1}"},
+		{"partitions that no longer exist are dropped",
+			[]MemberSubscription{owning("C1", 3, "orders-0", "orders-5", "gone-0"), owning("C2", 3, "orders-1")},
+			map[string]int{"orders": 3, "payments": 1}, "C1 {o0 o2} · C2 {o1 p0}"},
+		{"partitions of topics the member left are dropped",
+			[]MemberSubscription{{MemberID: "C1", Topics: []string{"orders"}, Owned: tps("orders-0", "payments-0", "payments-1"), Generation: 3}, owning("C2", 3, "orders-1")},
+			map[string]int{"orders": 2, "payments": 2}, "C1 {o0 o1} · C2 {p0 p1}"},
+		{"a partition claimed twice: the higher generation wins",
+			[]MemberSubscription{owning("C1", 4, "orders-0", "orders-1"), owning("C2", 3, "orders-0", "orders-2"), owning("C3", 2, "orders-1", "orders-3")},
+			map[string]int{"orders": 6}, "C1 {o0 o1} · C2 {o2 o4} · C3 {o3 o5}"},
+		{"a partition claimed twice in the same generation is taken from both",
+			[]MemberSubscription{owning("C1", 3, "orders-2"), owning("C2", 3, "orders-1", "orders-2"), owning("C3", 3)},
+			map[string]int{"orders": 3}, "C1 {o0} · C2 {o1} · C3 {o2}"},
+		{"a tie at the highest generation takes the partition from every claimant",
+			[]MemberSubscription{owning("C1", 5, "orders-0"), owning("C2", 5, "orders-0"), owning("C3", 4, "orders-0", "orders-1")},
+			map[string]int{"orders": 2}, "C1 {o0} · C2 {} · C3 {o1}"},
+		{"an owned partition listed twice counts once",
+			[]MemberSubscription{owning("C1", 3, "orders-0", "orders-0"), owning("C2", 3)},
+			map[string]int{"orders": 2}, "C1 {o0} · C2 {o1}"},
+	}
+	for _, a := range []Assignor{Sticky, CooperativeSticky} {
+		for _, tc := range cases {
+			t.Run(a.Name()+"/"+tc.name, func(t *testing.T) {
+				assert.Equal(t, tc.want, render(assignChecked(t, a, tc.members, tc.topics)))
+			})
+		}
+	}
+}
+
+// Unequal subscriptions: the documented generalisation.
+func TestStickyUnequalSubscriptions(t *testing.T) {
+	cases := []struct {
+		name    string
+		members []MemberSubscription
+		topics  map[string]int
+		want    string
+	}{
+		{"only subscribers get a topic's partitions",
+			[]MemberSubscription{sub("C1", "orders"), sub("C2", "orders", "payments")},
+			demoTopics, "C1 {o0 o1 o2} · C2 {p0 p1 p2}"},
+		{"a giver with no movable partition is passed over, and tried again once counts change",
+			// C3 (3) is stuck: C1, the only other payments subscriber, has 2.
+			// C1 gives o1 to C2; now C1 has 1 and C3 can give p2 to it.
+			[]MemberSubscription{
+				{MemberID: "C1", Topics: []string{"orders", "payments"}, Owned: tps("orders-0", "orders-1"), Generation: 2},
+				sub("C2", "orders"),
+				{MemberID: "C3", Topics: []string{"payments"}, Owned: tps("payments-0", "payments-1", "payments-2"), Generation: 2}},
+			map[string]int{"orders": 2, "payments": 3}, "C1 {o0 p2} · C2 {o1} · C3 {p0 p1}"},
+		{"the greedy rule stops when no single move helps",
+			// 2, 1, 3: C3 could only give to C1, which has 2. (A chain C1→C2,
+			// C3→C1 would balance it; the rule does not look for chains.)
+			[]MemberSubscription{
+				{MemberID: "C1", Topics: []string{"orders", "payments"}, Owned: tps("orders-0", "orders-1", "orders-2", "payments-0", "payments-1", "payments-2"), Generation: 2},
+				sub("C2", "orders"), sub("C3", "payments")},
+			demoTopics, "C1 {o0 o1} · C2 {o2} · C3 {p0 p1 p2}"},
+		{"the giver gives its last movable partition, not its last one",
+			// C2 can only take orders: C1 gives o2 although p2 is its last.
+			[]MemberSubscription{
+				{MemberID: "C1", Topics: []string{"orders", "payments"}, Owned: tps("orders-0", "orders-1", "orders-2", "payments-0", "payments-1", "payments-2"), Generation: 2},
+				sub("C2", "orders")},
+			demoTopics, "C1 {p0 p1 p2} · C2 {o0 o1 o2}"},
+		{"a topic nobody else can take stays where it is",
+			[]MemberSubscription{sub("C1", "orders", "payments"), sub("C2")},
+			demoTopics, "C1 {o0 o1 o2 p0 p1 p2} · C2 {}"},
+	}
+	for _, a := range []Assignor{Sticky, CooperativeSticky} {
+		for _, tc := range cases {
+			t.Run(a.Name()+"/"+tc.name, func(t *testing.T) {
+				assert.Equal(t, tc.want, render(assignChecked(t, a, tc.members, tc.topics)))
+			})
+		}
+	}
+}
+
+// naiveSticky is the page's rule written as plainly as possible (O(P·M) and
+// worse), to check the fast version against.
+func naiveSticky(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	byID := map[string]MemberSubscription{}
+	var ids []string
+	for _, m := range members {
+		if _, dup := byID[m.MemberID]; !dup {
+			byID[m.MemberID] = m
+			ids = append(ids, m.MemberID)
+		}
+	}
+	sort.Strings(ids)
+	subscribed := func(id, topic string) bool { return slices.Contains(byID[id].Topics, topic) }
+	exists := func(p TopicPartition) bool { return p.Partition >= 0 && p.Partition < topics[p.Topic] }
+
+	// Step 1.
+	type claim struct {
+		id  string
+		gen int
+	}
+	claims := map[TopicPartition][]claim{}
+	for _, id := range ids {
+		m := byID[id]
+		for _, p := range m.Owned {
+			if exists(p) && subscribed(id, p.Topic) && !slices.Contains(claims[p], claim{id, m.Generation}) {
+				claims[p] = append(claims[p], claim{id, m.Generation})
+			}
+		}
+	}
+	owner := map[TopicPartition]string{}
+	for p, cs := range claims {
+		best := slices.MaxFunc(cs, func(a, b claim) int { return a.gen - b.gen })
+		n := 0
+		for _, c := range cs {
+			if c.gen == best.gen {
+				n++
+			}
+		}
+		if n == 1 {
+			owner[p] = best.id
+		}
+	}
+	var all []TopicPartition
+	for topic, n := range topics {
+		for p := range n {
+			tp := TopicPartition{topic, p}
+			for _, id := range ids {
+				if subscribed(id, topic) {
+					all = append(all, tp)
+					break
+				}
+			}
+		}
+	}
+	SortPartitions(all)
+	count := func(id string) int {
+		n := 0
+		for _, o := range owner {
+			if o == id {
+				n++
+			}
+		}
+		return n
+	}
+	// fewest returns the subscriber of topic, other than except, with the
+	// fewest partitions (ties: lower id).
+	fewest := func(topic, except string) string {
+		best := ""
+		for _, id := range ids {
+			if id != except && subscribed(id, topic) && (best == "" || count(id) < count(best)) {
+				best = id
+			}
+		}
+		return best
+	}
+	// Step 2.
+	for _, p := range all {
+		if _, ok := owner[p]; !ok {
+			owner[p] = fewest(p.Topic, "")
+		}
+	}
+	// Step 3.
+	for {
+		givers := append([]string{}, ids...)
+		sort.SliceStable(givers, func(i, j int) bool { return count(givers[i]) > count(givers[j]) })
+		moved := false
+		for _, g := range givers {
+			var mine []TopicPartition
+			for p, o := range owner {
+				if o == g {
+					mine = append(mine, p)
+				}
+			}
+			SortPartitions(mine)
+			for i := len(mine) - 1; i >= 0 && !moved; i-- {
+				if r := fewest(mine[i].Topic, g); r != "" && count(r) <= count(g)-2 {
+					owner[mine[i]] = r
+					moved = true
+				}
+			}
+			if moved {
+				break
+			}
+		}
+		if !moved {
+			break
+		}
+	}
+	out := map[string][]TopicPartition{}
+	for _, id := range ids {
+		out[id] = []TopicPartition{}
+	}
+	for p, o := range owner {
+		out[o] = append(out[o], p)
+	}
+	return sortedCopy(out)
+}
+
+// randomStickyRound makes a group whose Owned comes from a previous plan of
+// the same assignor on a different group (members gone, joined, topics
+// resized), plus noise: stale generations, claims of the same partition,
+// partitions that do not exist.
+func randomStickyRound(rng *rand.Rand, a Assignor, equal bool) ([]MemberSubscription, map[string]int) {
+	before, topics := randomGroup(rng, 10, 5, 12, equal)
+	prev := a.Assign(before, topics)
+	members, _ := randomGroup(rng, 10, 5, 12, equal)
+	// Keep some of the old members.
+	for _, m := range before {
+		if rng.IntN(3) > 0 {
+			m.Owned = prev[m.MemberID]
+			m.Generation = 7
+			if rng.IntN(8) == 0 {
+				m.Generation = 6 // stale
+			}
+			members = append(members, m)
+		}
+	}
+	// Subscriptions to the old topics: one list for all, or each its own
+	// (old members keep theirs half of the time).
+	var names []string
+	for name := range topics {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	pick := func() []string {
+		var ts []string
+		for _, n := range names {
+			if equal || rng.IntN(3) > 0 {
+				ts = append(ts, n)
+			}
+		}
+		if rng.IntN(10) == 0 {
+			ts = append(ts, "missing")
+		}
+		return ts
+	}
+	common := pick()
+	for i := range members {
+		switch {
+		case equal:
+			members[i].Topics = common
+		case members[i].Owned == nil || rng.IntN(2) == 0:
+			members[i].Topics = pick()
+		}
+	}
+	// Noise.
+	for i := range members {
+		if rng.IntN(6) == 0 && len(members) > 1 {
+			other := members[rng.IntN(len(members))]
+			members[i].Owned = append(append([]TopicPartition{}, members[i].Owned...), other.Owned...)
+		}
+		if rng.IntN(10) == 0 {
+			members[i].Owned = append(members[i].Owned, TopicPartition{"t0", 99}, TopicPartition{"nope", 0})
+		}
+		SortPartitions(members[i].Owned)
+	}
+	// Topics change size.
+	for name := range topics {
+		if rng.IntN(4) == 0 {
+			topics[name] = rng.IntN(14)
+		}
+	}
+	// Members keep their first occurrence, as the assignors do.
+	seen := map[string]bool{}
+	uniq := members[:0]
+	for _, m := range members {
+		if !seen[m.MemberID] {
+			seen[m.MemberID] = true
+			uniq = append(uniq, m)
+		}
+	}
+	return uniq, topics
+}
+
+// naiveStickyStep1 is step 1 of the rule, written plainly: what each member
+// may keep.
+func naiveStickyStep1(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	gens := map[TopicPartition][]int{}
+	valid := map[string][]TopicPartition{}
+	for _, m := range members {
+		for _, p := range m.Owned {
+			if p.Partition >= 0 && p.Partition < topics[p.Topic] && slices.Contains(m.Topics, p.Topic) && !slices.Contains(valid[m.MemberID], p) {
+				valid[m.MemberID] = append(valid[m.MemberID], p)
+				gens[p] = append(gens[p], m.Generation)
+			}
+		}
+	}
+	out := map[string][]TopicPartition{}
+	for _, m := range members {
+		for _, p := range valid[m.MemberID] {
+			top := slices.Max(gens[p])
+			n := 0
+			for _, g := range gens[p] {
+				if g == top {
+					n++
+				}
+			}
+			if m.Generation == top && n == 1 {
+				out[m.MemberID] = append(out[m.MemberID], p)
+			}
+		}
+	}
+	return out
+}
+
+func TestStickyMatchesNaiveRule(t *testing.T) {
+	for _, a := range []Assignor{Sticky, CooperativeSticky} {
+		t.Run(a.Name(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(429, 1))
+			for i := range 1500 {
+				members, topics := randomStickyRound(rng, a, i%3 == 0)
+				got := assignChecked(t, a, members, topics)
+				require.Equal(t, naiveSticky(members, topics), got, "iteration %d: %v %v", i, members, topics)
+			}
+		})
+	}
+}
+
+// Properties of the sticky plans on random input: validity, balance,
+// stickiness, determinism.
+func TestStickyProperties(t *testing.T) {
+	for _, a := range []Assignor{Sticky, CooperativeSticky} {
+		t.Run(a.Name(), func(t *testing.T) {
+			rng := rand.New(rand.NewPCG(1, 2))
+			for i := range 3000 {
+				equal := i%2 == 0
+				members, topics := randomStickyRound(rng, a, equal)
+				plan := assignChecked(t, a, members, topics)
+
+				// Valid: every partition of a subscribed topic exactly once,
+				// only to subscribers (validatePlan checks the rest).
+				assigned := map[TopicPartition]bool{}
+				for _, l := range plan {
+					require.True(t, slices.IsSortedFunc(l, func(x, y TopicPartition) int {
+						if x.Less(y) {
+							return -1
+						}
+						return 1
+					}), "lists are sorted")
+					for _, p := range l {
+						assigned[p] = true
+					}
+				}
+				want := 0
+				for name, n := range topics {
+					for _, m := range members {
+						if slices.Contains(m.Topics, name) {
+							want += max(n, 0)
+							break
+						}
+					}
+				}
+				require.Len(t, assigned, want, "iteration %d: every subscribed partition assigned", i)
+
+				// Balanced and sticky when subscriptions are equal.
+				if equal && len(members) > 0 {
+					counts := []int{}
+					for _, l := range plan {
+						counts = append(counts, len(l))
+					}
+					require.LessOrEqual(t, slices.Max(counts)-slices.Min(counts), 1, "iteration %d: balanced", i)
+					floor := want / len(plan)
+					for id, owned := range naiveStickyStep1(members, topics) {
+						kept := 0
+						for _, p := range owned {
+							if slices.Contains(plan[id], p) {
+								kept++
+							}
+						}
+						// A member gives up owned partitions only above
+						// floor(P/M), and never goes below it.
+						require.GreaterOrEqual(t, kept, min(len(owned), floor), "iteration %d: %s keeps what balance allows", i, id)
+					}
+				}
+
+				// No improving move is left (the stop condition, for any
+				// subscriptions): nobody has a partition that another
+				// subscriber with two fewer could take.
+				for g, l := range plan {
+					for _, p := range l {
+						for _, m := range members {
+							if m.MemberID != g && slices.Contains(m.Topics, p.Topic) {
+								require.Greater(t, len(plan[m.MemberID]), len(l)-2, "iteration %d: %s could still give %s to %s", i, g, p, m.MemberID)
+							}
+						}
+					}
+				}
+
+				// Deterministic, whatever the input order.
+				again := slices.Clone(members)
+				rng.Shuffle(len(again), func(i, j int) { again[i], again[j] = again[j], again[i] })
+				for k := range again {
+					owned := slices.Clone(again[k].Owned)
+					rng.Shuffle(len(owned), func(i, j int) { owned[i], owned[j] = owned[j], owned[i] })
+					again[k].Owned = owned
+				}
+				require.Equal(t, plan, a.Assign(again, topics), "iteration %d: same plan for shuffled input", i)
+			}
+		})
+	}
+}
+
+// Each round's Owned is the previous round's plan: a settled group stays put,
+// and a member that leaves only hands on its own partitions.
+func TestStickyStableAcrossRounds(t *testing.T) {
+	topics := map[string]int{"a": 7, "b": 5, "c": 11}
+	var members []MemberSubscription
+	for i := range 5 {
+		members = append(members, sub(fmt.Sprintf("C%d", i+1), "a", "b", "c"))
+	}
+	for _, a := range []Assignor{Sticky, CooperativeSticky} {
+		t.Run(a.Name(), func(t *testing.T) {
+			plan := assignChecked(t, a, members, topics)
+			withOwned := func(ms []MemberSubscription, plan map[string][]TopicPartition) []MemberSubscription {
+				out := slices.Clone(ms)
+				for i := range out {
+					out[i].Owned, out[i].Generation = plan[out[i].MemberID], 1
+				}
+				return out
+			}
+			again := assignChecked(t, a, withOwned(members, plan), topics)
+			assert.Equal(t, plan, again, "nothing moves when nothing changed")
+
+			left := assignChecked(t, a, withOwned(members[1:], plan), topics)
+			for _, m := range members[1:] {
+				for _, p := range plan[m.MemberID] {
+					assert.Contains(t, left[m.MemberID], p, "%s keeps %s when C1 leaves", m.MemberID, p)
+				}
+			}
+		})
+	}
+}
+
+// ---------------------------------------------------------------------------
+// validatePlan, the leader's check before SyncGroup.
+
+func TestAssignorValidatePlan(t *testing.T) {
+	members := []MemberSubscription{sub("C1", "orders"), sub("C2", "orders", "payments")}
+	cases := []struct {
+		name string
+		plan map[string][]TopicPartition
+		err  string
+	}{
+		{"a good plan", map[string][]TopicPartition{"C1": tps("orders-0"), "C2": tps("orders-1", "payments-2")}, ""},
+		{"partitions left out are fine", map[string][]TopicPartition{"C1": {}}, ""},
+		{"unknown member", map[string][]TopicPartition{"C9": tps("orders-0")},
+			`assignor "mine" assigned partitions to unknown member "C9"`},
+		{"unknown topic", map[string][]TopicPartition{"C2": tps("refunds-0")},
+			`assignor "mine" assigned refunds-0, which does not exist, to "C2"`},
+		{"partition out of range", map[string][]TopicPartition{"C1": tps("orders-3")},
+			`assignor "mine" assigned orders-3, which does not exist, to "C1"`},
+		{"negative partition", map[string][]TopicPartition{"C1": {{"orders", -1}}},
+			`assignor "mine" assigned orders--1, which does not exist, to "C1"`},
+		{"not subscribed", map[string][]TopicPartition{"C1": tps("payments-0")},
+			`assignor "mine" assigned payments-0 to "C1", which is not subscribed to "payments"`},
+		{"twice", map[string][]TopicPartition{"C1": tps("orders-0"), "C2": tps("orders-0")},
+			`assignor "mine" assigned orders-0 to both "C1" and "C2"`},
+		{"twice to one member", map[string][]TopicPartition{"C2": tps("orders-1", "orders-1")},
+			`assignor "mine" assigned orders-1 to both "C2" and "C2"`},
+	}
+	mine := NewAssignor("mine", Eager, nil)
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) {
+			err := validatePlan(mine, members, demoTopics, tc.plan)
+			if tc.err == "" {
+				assert.NoError(t, err)
+			} else {
+				assert.EqualError(t, err, tc.err)
+			}
+		})
+	}
+	// A student's assignor through NewAssignor: everything to the first member.
+	greedy := NewAssignor("greedy", Eager, func(ms []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+		plan := map[string][]TopicPartition{}
+		for name, n := range topics {
+			for p := range n {
+				plan[ms[0].MemberID] = append(plan[ms[0].MemberID], TopicPartition{name, p})
+			}
+		}
+		return plan
+	})
+	assert.EqualError(t, validatePlan(greedy, members, demoTopics, greedy.Assign(members, demoTopics)),
+		`assignor "greedy" assigned payments-0 to "C1", which is not subscribed to "payments"`)
+	for _, a := range Assignors() {
+		assert.NoError(t, validatePlan(a, members, demoTopics, a.Assign(members, demoTopics)), a.Name())
+	}
+}
