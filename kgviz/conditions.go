@@ -45,7 +45,7 @@ func (w *World) settled() bool {
 	}
 	for _, name := range w.names {
 		p := w.current[name]
-		if p.alive && !p.zombie && (p.memberID == "" || c.members[p.memberID] == nil) {
+		if p.alive && !p.zombie && (p.closing || p.memberID == "" || c.members[p.memberID] == nil) {
 			return false
 		}
 	}

@@ -64,6 +64,7 @@ type groupMember struct {
 	joinMsg              *message // a JoinGroup waiting for the join phase to complete
 	syncMsg              *message // a SyncGroup waiting for the leader's plan
 	awaitingSync         bool
+	syncBy               int // the tick by which a SyncGroup must arrive
 	lastHeard            int
 	assignment           []TopicPartition
 }
@@ -85,7 +86,6 @@ type coordinator struct {
 	order          []string // member ids in the order they were added
 	instances      map[string]string
 	rebalanceStart int
-	syncDeadline   int
 	committed      map[TopicPartition]int
 	pending        map[TopicPartition]pendingOffset
 	offsetsLog     *partitionLog
@@ -185,7 +185,9 @@ func (c *coordinator) maybeCompleteJoin() {
 	if c.state != GroupPreparingRebalance {
 		return
 	}
-	if c.allJoined() || c.w.now-c.rebalanceStart >= c.rebalanceTimeout() {
+	// The rebalance timeout counts from the member's side: it gets the notice
+	// one tick after the rebalance starts and its JoinGroup takes one more.
+	if c.allJoined() || c.w.now-c.rebalanceStart >= c.rebalanceTimeout()+2 {
 		c.completeJoin()
 	}
 }
@@ -218,10 +220,10 @@ func (c *coordinator) completeJoin() {
 	lm := c.members[c.leader]
 	c.w.record(Event{Type: EvLeader, Member: lm.name, MemberID: lm.id, Generation: c.generation, PID: -1})
 	subs := c.subscriptions()
-	c.syncDeadline = c.w.now + c.rebalanceTimeout()
 	for _, id := range c.memberIDs() {
 		m := c.members[id]
 		m.awaitingSync = true
+		m.syncBy = c.w.now + c.rebalanceTimeout() + 2
 		if m.joinMsg == nil {
 			continue
 		}
@@ -334,6 +336,7 @@ func (c *coordinator) replaceStaticMember(old *groupMember, msg *message, sub Me
 	case GroupStable:
 		// No rebalance, no new generation: answer at once with the current generation.
 		m.awaitingSync = true
+		m.syncBy = c.w.now + c.rebalanceTimeout() + 2
 		c.w.respond(msg, NONE, c.generation, &joinResp{memberID: newID, leader: c.leader, skipAssignment: true})
 	case GroupCompletingRebalance:
 		m.joinMsg = msg
@@ -558,7 +561,7 @@ func (c *coordinator) tick() {
 	if c.state == GroupStable || c.state == GroupCompletingRebalance {
 		var late []*groupMember
 		for _, id := range c.memberIDs() {
-			if m := c.members[id]; m.awaitingSync && now >= c.syncDeadline {
+			if m := c.members[id]; m.awaitingSync && now >= m.syncBy {
 				late = append(late, m)
 			}
 		}

@@ -252,6 +252,10 @@ func (w *World) Close(id string) *World {
 	}
 	p.closing = true
 	w.record(Event{Type: EvClose, Member: id, MemberID: p.memberID, PID: -1})
+	if p.phase.inPoll() && p.phase != phRevokeCommit {
+		p.close() // the application is in poll(): close() runs now
+		w.afterActions()
+	}
 	return w
 }
 
