@@ -9,21 +9,21 @@ import (
 type phase int
 
 const (
-	phInitPID      phase = iota // waiting for InitProducerId
-	phFindCoord                 // waiting for FindCoordinator
-	phPoll                      // calls poll() at its next step
-	phJoinWait                  // blocked in poll() during a rebalance
-	phOffsetFetch               // waiting for OffsetFetch
-	phFetch                     // waiting for Fetch
-	phCommitBefore              // waiting for the commit that precedes processing
-	phProcess                   // processing the batch
-	phFlush                     // waiting for produce acknowledgements
-	phCommitAfter               // waiting for commitSync after processing
-	phRevokeCommit              // waiting for the commit in onPartitionsRevoked
-	phTxnAddOffsets             // waiting for AddOffsetsToTxn
-	phTxnOffsetCommit           // waiting for TxnOffsetCommit
-	phTxnEnd                    // waiting for EndTxn
-	phRetry                     // resend a request at retryAt
+	phInitPID         phase = iota // waiting for InitProducerId
+	phFindCoord                    // waiting for FindCoordinator
+	phPoll                         // calls poll() at its next step
+	phJoinWait                     // blocked in poll() during a rebalance
+	phOffsetFetch                  // waiting for OffsetFetch
+	phFetch                        // waiting for Fetch
+	phCommitBefore                 // waiting for the commit that precedes processing
+	phProcess                      // processing the batch
+	phFlush                        // waiting for produce acknowledgements
+	phCommitAfter                  // waiting for commitSync after processing
+	phRevokeCommit                 // waiting for the commit in onPartitionsRevoked
+	phTxnAddOffsets                // waiting for AddOffsetsToTxn
+	phTxnOffsetCommit              // waiting for TxnOffsetCommit
+	phTxnEnd                       // waiting for EndTxn
+	phRetry                        // resend a request at retryAt
 	phDead
 )
 
@@ -82,18 +82,18 @@ type process struct {
 	fetchInFlight bool
 
 	// the application thread
-	phase          phase
-	batch          []fetched
-	idx            int
-	recordEnd      int
-	recordStarted  bool
-	batchGen       int
-	batchMember    string
-	batchOffsets   []partOffset
-	crashPlan      *CrashPoint
-	slowNext       bool
-	slowRecord     bool
-	producer       producer
+	phase           phase
+	batch           []fetched
+	idx             int
+	recordEnd       int
+	recordStarted   bool
+	batchGen        int
+	batchMember     string
+	batchOffsets    []partOffset
+	crashPlan       *CrashPoint
+	slowNext        bool
+	slowRecord      bool
+	producer        producer
 	loseNextProduce bool
 }
 
@@ -605,9 +605,8 @@ func (p *process) onOffsetFetchResponse(m *message) {
 		off := po.offset
 		if off < 0 {
 			off = 0 // auto.offset.reset=earliest
-		} else {
-			p.committedPos[po.tp] = off
 		}
+		p.committedPos[po.tp] = off // nothing to commit until the position moves
 		p.positions[po.tp] = off
 	}
 	p.w.dirty = true

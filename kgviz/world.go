@@ -275,10 +275,14 @@ func AfterRecords(n int) CrashPoint {
 }
 
 // AtTick crashes the member at the start of tick t.
-func AtTick(t int) CrashPoint { return CrashPoint{afterRecords: -1, atTick: t, desc: fmt.Sprintf("AtTick(%d)", t)} }
+func AtTick(t int) CrashPoint {
+	return CrashPoint{afterRecords: -1, atTick: t, desc: fmt.Sprintf("AtTick(%d)", t)}
+}
 
 // Immediately crashes the member now, wherever it is.
-func Immediately() CrashPoint { return CrashPoint{afterRecords: -1, atTick: -1, now: true, desc: "Immediately()"} }
+func Immediately() CrashPoint {
+	return CrashPoint{afterRecords: -1, atTick: -1, now: true, desc: "Immediately()"}
+}
 
 // Crash kills member id's process without a goodbye: no commit, no
 // LeaveGroup. The coordinator notices after session.timeout.ms. Without a
