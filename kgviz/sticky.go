@@ -20,7 +20,9 @@ var Sticky Assignor = NewAssignor("sticky", Eager, assignSticky)
 //     subscribes to, and partitions claimed by more than one member: among the
 //     claims of one partition the one with the highest Generation wins; if
 //     several claims share the highest generation the partition is taken from
-//     all of them (Kafka's sticky assignors do the same).
+//     all of them (Kafka's sticky assignors do the same). Only claims that
+//     survive the first two checks compete; a member listing a partition
+//     twice claims it once.
 //  2. Give the partitions nobody keeps, in order (by topic, then partition),
 //     each to the subscribed member with the fewest partitions (ties: lower
 //     member id).
@@ -97,7 +99,7 @@ func assignSticky(members []MemberSubscription, topics map[string]int) map[strin
 		backing := make([]int32, g.total)
 		at := int32(0)
 		for m := range lists {
-			lists[m] = backing[at:at:at+count[m]]
+			lists[m] = backing[at : at : at+count[m]]
 			at += count[m]
 		}
 		for x, m := range owner {

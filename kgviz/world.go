@@ -247,8 +247,11 @@ func (w *World) Close(id string) *World {
 	if err != nil {
 		return w.fail(err)
 	}
-	if !p.alive || p.closing {
+	if !p.alive {
 		return w.fail(fmt.Errorf("Close(%q): the member is not running", id))
+	}
+	if p.closing { // close() twice is a no-op, as in Kafka
+		return w
 	}
 	p.closing = true
 	w.record(Event{Type: EvClose, Member: id, MemberID: p.memberID, PID: -1})
@@ -573,4 +576,10 @@ func (w *World) MemberID(name string) string {
 		return p.memberID
 	}
 	return ""
+}
+
+// Running says whether member name's newest process is running.
+func (w *World) Running(name string) bool {
+	p, ok := w.current[name]
+	return ok && p.alive
 }

@@ -89,26 +89,20 @@ public class GenerateVectors {
         return PIECES[rnd.nextInt(PIECES.length)];
     }
 
+    // A plan as {"member": ["t-0", ...]}, members in id order, each list in Kafka's order.
     static String plan(GroupAssignment a) {
+        TreeMap<String, List<TopicPartition>> byMember = new TreeMap<>();
+        a.groupAssignment().forEach((member, assignment) -> byMember.put(member, assignment.partitions()));
         StringBuilder sb = new StringBuilder("{");
         boolean first = true;
-        for (Map.Entry<String, ConsumerPartitionAssignorAssignment> e : sortedEntries(a)) {
+        for (Map.Entry<String, List<TopicPartition>> e : byMember.entrySet()) {
             if (!first) sb.append(',');
             first = false;
             List<String> tps = new ArrayList<>();
-            for (TopicPartition tp : e.getValue().partitions) tps.add(tp.toString());
+            for (TopicPartition tp : e.getValue()) tps.add(tp.toString());
             sb.append(str(e.getKey())).append(':').append(strs(tps));
         }
         return sb.append('}').toString();
-    }
-
-    // The member id → partitions of a plan, in member id order (Kafka's list order kept).
-    record ConsumerPartitionAssignorAssignment(List<TopicPartition> partitions) { }
-
-    static List<Map.Entry<String, ConsumerPartitionAssignorAssignment>> sortedEntries(GroupAssignment a) {
-        TreeMap<String, ConsumerPartitionAssignorAssignment> m = new TreeMap<>();
-        a.groupAssignment().forEach((k, v) -> m.put(k, new ConsumerPartitionAssignorAssignment(v.partitions())));
-        return new ArrayList<>(m.entrySet());
     }
 
     static String strs(List<String> xs) {
