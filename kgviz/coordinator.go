@@ -207,12 +207,21 @@ func (c *coordinator) completeJoin() {
 		return
 	}
 	if l, ok := c.members[c.leader]; !ok || l.joinMsg == nil {
-		c.leader = ""
+		// The first member awaiting its join leads; if only static members
+		// that did not rejoin are left, the current (or first) one stays
+		// leader and the sync timeout will remove them.
+		next := ""
 		for _, id := range c.memberIDs() {
 			if c.members[id].joinMsg != nil {
-				c.leader = id
+				next = id
 				break
 			}
+		}
+		if next == "" && !ok {
+			next = c.memberIDs()[0]
+		}
+		if next != "" {
+			c.leader = next
 		}
 	}
 	c.protocol = c.w.assignor.Name()
