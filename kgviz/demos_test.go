@@ -430,3 +430,24 @@ func TestUnstableOffsetCommit(t *testing.T) {
 	assert.Zero(t, w.Stats().Duplicates)
 	assert.Zero(t, w.Stats().Lost)
 }
+
+// KIP-345: a static member restarted while its old process is stuck gets a
+// new member id and the same assignment with no rebalance; the old member id
+// is fenced with FENCED_INSTANCE_ID.
+func TestStaticReplacementFencesOldInstance(t *testing.T) {
+	w := kgviz.NewWorld().AddMember("C1", kgviz.Static()).RunUntil(kgviz.Stable()).
+		AddMember("C2", kgviz.Static()).RunUntil(kgviz.Stable())
+	before, gen := w.Assignment(), w.Generation()
+	w.RunUntil(kgviz.Polled("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
+	n := len(w.Events())
+	w.Restart("C2").RunUntil(kgviz.Stable())
+	require.NoError(t, w.Err())
+	assert.Equal(t, "C2-2", w.MemberID("C2"))
+	assert.Equal(t, gen, w.Generation(), "no new generation")
+	assert.Equal(t, before, w.Assignment(), "the same assignment")
+	w.RunUntil(kgviz.Quiet())
+	require.NoError(t, w.Err())
+	fenced := responses(w, n, "OffsetCommit", kgviz.FENCED_INSTANCE_ID)
+	require.Len(t, fenced, 1, "the old instance's commit is fenced")
+	assert.Equal(t, "C2", fenced[0].To)
+}
