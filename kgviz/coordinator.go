@@ -424,6 +424,12 @@ func (c *coordinator) removeMember(m *groupMember, reason string, rebalance bool
 		m.syncMsg = nil
 	}
 	delete(c.members, m.id)
+	for i, id := range c.order {
+		if id == m.id {
+			c.order = append(c.order[:i:i], c.order[i+1:]...)
+			break
+		}
+	}
 	if m.instanceID != "" && c.instances[m.instanceID] == m.id {
 		delete(c.instances, m.instanceID)
 	}
@@ -552,8 +558,11 @@ func (c *coordinator) onOffsetFetch(msg *message) {
 func (c *coordinator) tick() {
 	now := c.w.now
 	var expired []*groupMember
-	for _, id := range c.memberIDs() {
-		m := c.members[id]
+	for _, id := range c.order {
+		m, ok := c.members[id]
+		if !ok {
+			continue
+		}
 		heard := m.proc != nil && m.proc.heartbeating() && (m.proc.memberID == m.id || m.proc.memberID == "")
 		if heard || m.joinMsg != nil || m.syncMsg != nil { // a parked JoinGroup/SyncGroup keeps the member alive
 			m.lastHeard = now
@@ -569,8 +578,8 @@ func (c *coordinator) tick() {
 	}
 	if c.state == GroupStable || c.state == GroupCompletingRebalance {
 		var late []*groupMember
-		for _, id := range c.memberIDs() {
-			if m := c.members[id]; m.awaitingSync && now >= m.syncBy {
+		for _, id := range c.order {
+			if m, ok := c.members[id]; ok && m.awaitingSync && now >= m.syncBy {
 				late = append(late, m)
 			}
 		}

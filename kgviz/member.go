@@ -80,6 +80,8 @@ type process struct {
 	retry         func()
 	afterRevoke   func()
 	fetchInFlight bool
+	ver           int // bumped whenever owned partitions or positions change
+	idleVer       int // ver when poll() last found nothing to fetch (-1: not idle)
 
 	// the application thread
 	phase           phase
@@ -104,7 +106,7 @@ func (w *World) startProcess(name string, cfg config) *process {
 	}
 	p := &process{w: w, name: name, incarnation: inc, cfg: cfg, alive: true,
 		positions: map[TopicPartition]int{}, committedPos: map[TopicPartition]int{}, logEnd: map[TopicPartition]int{},
-		lastPoll: w.now, lastAuto: w.now}
+		lastPoll: w.now, lastAuto: w.now, idleVer: -1}
 	p.producer.init(p)
 	w.procs = append(w.procs, p)
 	w.current[name] = p
@@ -164,6 +166,26 @@ func (p *process) consumes(tp TopicPartition) bool {
 
 func (p *process) closedGracefully() bool { return p.closed }
 
+// touch records that the process's partitions or positions changed.
+func (p *process) touch() {
+	p.ver++
+	p.w.dirty = true
+}
+
+// idleFast is poll() for a member that found nothing to read last time and
+// whose partitions and positions have not changed since: input topics never
+// grow, so it would find nothing again.
+func (p *process) idleFast() bool {
+	if p.idleVer != p.ver || p.rejoin || p.havePending || p.kicked || p.closing || p.joinInFlight || p.syncInFlight {
+		return false
+	}
+	if p.cfg.commit == AutoCommit && p.w.now-p.lastAuto >= p.cfg.autoCommitInterval {
+		return false
+	}
+	p.lastPoll = p.w.now
+	return true
+}
+
 func (p *process) inSlowRecord() bool {
 	return p.alive && p.phase == phProcess && p.recordStarted && p.slowRecord
 }
@@ -177,7 +199,7 @@ func (p *process) crash(why string) {
 	p.phase = phDead
 	p.w.record(Event{Type: EvCrash, Member: p.name, MemberID: p.memberID, Generation: p.generation, PID: -1, Detail: why})
 	p.setActivity(ActivityDead, "")
-	p.w.dirty = true
+	p.touch()
 }
 
 // exit ends the process after a fatal error or, for a zombie, after its batch.
@@ -189,7 +211,7 @@ func (p *process) exit(why string) {
 	p.phase = phDead
 	p.w.record(Event{Type: EvError, Member: p.name, MemberID: p.memberID, Generation: p.generation, PID: -1, Detail: why})
 	p.setActivity(ActivityDead, "")
-	p.w.dirty = true
+	p.touch()
 }
 
 // step runs the application thread for one tick.
@@ -204,7 +226,9 @@ func (p *process) step() {
 	p.producer.retryDue()
 	switch p.phase {
 	case phPoll:
-		p.poll()
+		if !p.idleFast() {
+			p.poll()
+		}
 	case phProcess:
 		p.processStep()
 	case phFlush:
@@ -238,7 +262,7 @@ func (p *process) heartbeatThread() {
 		p.w.request(p, "LeaveGroup", p.generation, &leaveReq{memberID: p.memberID, reason: "consumer poll timeout has expired"})
 	}
 	p.w.record(Event{Type: EvZombie, Member: p.name, MemberID: p.memberID, PID: -1, Detail: "out of the group, the application goes on"})
-	p.w.dirty = true
+	p.touch()
 }
 
 func (p *process) ownedSet() map[TopicPartition]bool {
@@ -289,7 +313,7 @@ func (p *process) revoke(tps []TopicPartition, why string) {
 		}
 	}
 	p.owned = kept
-	p.w.dirty = true
+	p.touch()
 }
 
 // commitThenRevoke commits what onPartitionsRevoked owes (auto-commit, or
@@ -382,6 +406,7 @@ func (p *process) poll() {
 	}
 	if !data {
 		p.phase = phPoll
+		p.idleVer = p.ver
 		p.setActivity(ActivityIdle, "")
 		return
 	}
@@ -400,7 +425,7 @@ func (p *process) resetMembership(why string) {
 	p.generation, p.joined, p.kicked, p.hbStopped = 0, false, false, false
 	p.joinInFlight, p.syncInFlight, p.havePending = false, false, false
 	p.rejoin = true
-	p.w.dirty = true
+	p.touch()
 }
 
 func (p *process) sendJoin() {
@@ -453,7 +478,7 @@ func (p *process) applyAssignment() bool {
 	if len(revoked) > 0 && p.protocol() == Cooperative {
 		p.rejoin = true // KIP-429: rejoin at once so the partitions can move
 	}
-	p.w.dirty = true
+	p.touch()
 	return true
 }
 
@@ -609,7 +634,7 @@ func (p *process) onOffsetFetchResponse(m *message) {
 		p.committedPos[po.tp] = off // nothing to commit until the position moves
 		p.positions[po.tp] = off
 	}
-	p.w.dirty = true
+	p.touch()
 	p.phase = phPoll
 	p.poll()
 }
@@ -829,7 +854,7 @@ func (p *process) close() {
 	p.alive, p.closed = false, true
 	p.phase = phDead
 	p.setActivity(ActivityDead, "")
-	p.w.dirty = true
+	p.touch()
 	if p.restartAfterClose {
 		p.w.startProcess(p.name, p.cfg)
 	}

@@ -335,7 +335,7 @@ func (pr *producer) resetPositions() {
 	for tp := range pr.p.positions {
 		delete(pr.p.positions, tp)
 	}
-	pr.p.w.dirty = true
+	pr.p.touch()
 }
 
 func (pr *producer) onEndTxnResponse(m *message) {
