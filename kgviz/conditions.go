@@ -100,7 +100,7 @@ func SlowStarted(member string) Condition {
 	return On(fmt.Sprintf("SlowStarted(%q)", member), func(e Event) bool { return e.Type == EvSlowStart && e.Member == member })
 }
 
-// Generation holds once the group reached generation g.
+// GenerationAtLeast holds once the group reached generation g.
 func GenerationAtLeast(g int) Condition {
 	return Condition{desc: fmt.Sprintf("GenerationAtLeast(%d)", g), fn: func(w *World) bool { return w.coord.generation >= g }}
 }

@@ -141,6 +141,7 @@ type Event struct {
 	API        string // EvSend/EvDrop: Kafka API name, e.g. "JoinGroup"
 	Response   bool   // EvSend/EvDrop: a response rather than a request
 	Msg        int    // EvSend/EvDrop: message id, unique in a world
+	ReplyTo    int    // EvSend/EvDrop of a response: the request's message id
 	Generation int    // group generation the event refers to (0: none)
 	PID        int64  // producer id (-1: none)
 	Epoch      int    // producer epoch

@@ -105,8 +105,7 @@ func checkInvariants(t *testing.T, w *kgviz.World) {
 	t.Helper()
 	owner := map[string]string{} // "gen/partition" → member
 	gen := 0
-	requests := map[string]int{} // memberID/api/tick → generation of the request
-	coordGen := 0
+	requests := map[int]int{} // request message id → generation it carried
 	for _, e := range w.Events() {
 		switch e.Type {
 		case kgviz.EvAssigned:
@@ -119,20 +118,22 @@ func checkInvariants(t *testing.T, w *kgviz.World) {
 			if e.Generation < gen {
 				t.Fatalf("generation went back from %d to %d at tick %d", gen, e.Generation, e.Tick)
 			}
-			gen, coordGen = e.Generation, e.Generation
+			gen = e.Generation
 		case kgviz.EvSend:
 			if e.API != "OffsetCommit" && e.API != "TxnOffsetCommit" {
 				continue
 			}
 			if !e.Response {
-				requests[fmt.Sprintf("%s/%s/%d", e.MemberID, e.API, e.Tick)] = e.Generation
+				requests[e.Msg] = e.Generation
 				continue
 			}
-			reqGen, ok := requests[fmt.Sprintf("%s/%s/%d", e.MemberID, e.API, e.Tick-1)]
-			if ok && e.Error == kgviz.NONE && reqGen != e.Generation {
+			reqGen, ok := requests[e.ReplyTo]
+			if !ok {
+				t.Fatalf("tick %d: a %s response to unknown request %d", e.Tick, e.API, e.ReplyTo)
+			}
+			if e.Error == kgviz.NONE && reqGen != e.Generation {
 				t.Fatalf("tick %d: a stale %s (generation %d, group at %d) was accepted", e.Tick, e.API, reqGen, e.Generation)
 			}
 		}
 	}
-	_ = coordGen
 }

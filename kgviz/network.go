@@ -30,7 +30,7 @@ func (w *World) send(m *message) *message {
 	m.id = w.nextMsg
 	m.sentAt = w.now
 	w.inflight = append(w.inflight, m)
-	ev := Event{Type: EvSend, From: m.from, To: m.to, API: m.api, Response: m.resp, Msg: m.id, Generation: m.gen, Error: m.err, PID: -1}
+	ev := Event{Type: EvSend, From: m.from, To: m.to, API: m.api, Response: m.resp, Msg: m.id, ReplyTo: m.replyTo, Generation: m.gen, Error: m.err, PID: -1}
 	if m.proc != nil {
 		ev.Member = m.proc.name
 		ev.MemberID = m.proc.memberID
@@ -76,7 +76,7 @@ func (w *World) deliverDue() {
 
 func (w *World) deliver(m *message) {
 	if m.lost {
-		w.record(Event{Type: EvDrop, From: m.from, To: m.to, API: m.api, Response: m.resp, Msg: m.id, Error: m.err, PID: -1, Detail: "the answer was lost on the way"})
+		w.record(Event{Type: EvDrop, From: m.from, To: m.to, API: m.api, Response: m.resp, Msg: m.id, ReplyTo: m.replyTo, Error: m.err, PID: -1, Detail: "the answer was lost on the way"})
 		return
 	}
 	if m.to == Broker {
@@ -85,7 +85,7 @@ func (w *World) deliver(m *message) {
 	}
 	p := m.proc
 	if p == nil || !p.alive {
-		w.record(Event{Type: EvDrop, From: m.from, To: m.to, API: m.api, Response: m.resp, Msg: m.id, Error: m.err, PID: -1, Detail: "the recipient is not running"})
+		w.record(Event{Type: EvDrop, From: m.from, To: m.to, API: m.api, Response: m.resp, Msg: m.id, ReplyTo: m.replyTo, Error: m.err, PID: -1, Detail: "the recipient is not running"})
 		return
 	}
 	w.handleClient(p, m)
