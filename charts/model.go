@@ -186,8 +186,9 @@ func ownership(src Source, lanes, parts []string, from, to int) [][]cellState {
 	return grid
 }
 
-// pauseSeries returns, for every tick 0..to, the cumulative pause meter
-// (paused partitions × ticks) and the number of partitions paused at it.
+// pauseSeries returns, for every tick 0..to, the pause meter accumulated by
+// that tick (paused partitions × ticks before it, so that cum[now] equals
+// the engine's PauseMeter().Total) and the number of partitions paused at it.
 func pauseSeries(src Source, to int) (cum []int, paused []int) {
 	paused = make([]int, to+1)
 	cum = make([]int, to+1)
@@ -205,9 +206,9 @@ func pauseSeries(src Source, to int) (cum []int, paused []int) {
 				delete(set, e.Partition)
 			}
 		}
+		cum[t] = total
 		paused[t] = len(set)
 		total += len(set)
-		cum[t] = total
 	}
 	return cum, paused
 }
@@ -373,14 +374,15 @@ func outcomes(src Source, name, isolation string) outcome {
 			if c.Marker == "" && c.Copy > 1 {
 				o.DupRaw++
 			}
-			if c.Marker == "" && c.State != "aborted" {
+			if c.Marker == "" && (c.State == "written" || c.State == "committed") {
 				invoiced[c.Record] = true
 			}
 		}
 		o.DupSeen += lg.SeenDup
 	}
 	for _, e := range evs {
-		if e.Type == kgviz.EvSend && e.Response && e.Error != kgviz.NONE {
+		// The rebalance notice (REBALANCE_IN_PROGRESS on a heartbeat) is not a rejection.
+		if e.Type == kgviz.EvSend && e.Response && e.Error != kgviz.NONE && e.API != "Heartbeat" {
 			o.Rejected[e.Error]++
 		}
 	}

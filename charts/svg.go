@@ -126,12 +126,9 @@ func (s *svgDoc) legend(x, y, maxX float64, items []legendItem) float64 {
 			cx = x
 			y += 17
 		}
-		stroke := ""
-		if it.color == "#F2F2F2" || it.color == "#FFFFFF" || it.color == "#fff" {
+		stroke := it.extra
+		if stroke == "" && (it.color == "#F2F2F2" || it.color == "#FFFFFF" || it.color == "#fff") {
 			stroke = `stroke="#999"`
-		}
-		if it.extra != "" {
-			stroke += " " + it.extra
 		}
 		s.rect(cx, y-9, 12, 10, it.color, stroke)
 		s.text(cx+16, y, it.label, "", "")

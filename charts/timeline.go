@@ -42,6 +42,40 @@ func Timeline(src Source, opts ...Option) *Chart {
 	for i, m := range lanes {
 		li[m] = i
 	}
+	// A restart while the member is stuck leaves the old process running as
+	// a zombie (EvZombie then EvRestart): its activities, recognised by its
+	// member id, get a lane of their own, "C2 (zombie)".
+	type zkey struct{ member, id string }
+	zombieLane := map[zkey]int{}
+	zombieFrom := map[zkey]int{}
+	for i, e := range evs {
+		if e.Type != kgviz.EvZombie || e.MemberID == "" {
+			continue
+		}
+		for _, r := range evs[i+1:] {
+			if r.Tick != e.Tick {
+				break
+			}
+			if r.Type == kgviz.EvRestart && r.Member == e.Member {
+				k := zkey{e.Member, e.MemberID}
+				if _, ok := zombieLane[k]; !ok {
+					zombieLane[k] = len(lanes)
+					zombieFrom[k] = e.Tick
+					name := e.Member + " (zombie)"
+					li[name] = len(lanes)
+					lanes = append(lanes, name)
+				}
+				break
+			}
+		}
+	}
+	laneOf := func(e kgviz.Event) (int, bool) {
+		if z, ok := zombieLane[zkey{e.Member, e.MemberID}]; ok && e.MemberID != "" && e.Tick >= zombieFrom[zkey{e.Member, e.MemberID}] {
+			return z, true
+		}
+		l, ok := li[e.Member]
+		return l, ok
+	}
 
 	// State changes per lane.
 	changes := make([][]span, len(lanes))
@@ -60,7 +94,7 @@ func Timeline(src Source, opts ...Option) *Chart {
 		case kgviz.EvGroupState:
 			changes[0] = append(changes[0], span{Start: e.Tick, State: e.State, Gen: e.Generation})
 		case kgviz.EvActivity:
-			l, ok := li[e.Member]
+			l, ok := laneOf(e)
 			if !ok {
 				continue
 			}
@@ -70,7 +104,10 @@ func Timeline(src Source, opts ...Option) *Chart {
 			}
 		}
 		if g, ok := markGlyphs[e.Type]; ok {
-			l, ok := li[e.Member]
+			l, ok := laneOf(e)
+			if e.Type == kgviz.EvRestart {
+				l, ok = li[e.Member]
+			}
 			if !ok || e.Member == "" {
 				continue
 			}
@@ -231,7 +268,7 @@ func Timeline(src Source, opts ...Option) *Chart {
 	if height == 0 {
 		height = top + plotH + 78
 	}
-	left, right := 120, 24
+	left, right := 132, 24
 
 	// ECharts option (raw: custom series with renderItem).
 	opt := baseOption(title, sub, desc)
@@ -297,8 +334,8 @@ func Timeline(src Source, opts ...Option) *Chart {
 	}
 	laneLabels[0] = "B1 (coordinator)"
 	opt["yAxis"] = map[string]any{"type": "category", "data": laneLabels, "inverse": true, "name": "group member",
-		"nameLocation": "middle", "nameGap": left - 22, "nameRotate": 90, "axisTick": map[string]any{"show": false}, "splitLine": map[string]any{"show": true, "lineStyle": map[string]any{"color": "#eee"}},
-		"axisLabel": map[string]any{"width": left - 14, "overflow": "truncate"}}
+		"nameLocation": "middle", "nameGap": left - 16, "nameRotate": 90, "axisTick": map[string]any{"show": false}, "splitLine": map[string]any{"show": true, "lineStyle": map[string]any{"color": "#eee"}},
+		"axisLabel": map[string]any{"width": left - 30, "overflow": "truncate"}}
 	opt["dataZoom"] = []any{
 		map[string]any{"type": "inside", "xAxisIndex": 0, "filterMode": "weakFilter"},
 		map[string]any{"type": "slider", "xAxisIndex": 0, "filterMode": "weakFilter", "height": 16, "bottom": 6},
@@ -390,7 +427,7 @@ func Timeline(src Source, opts ...Option) *Chart {
 		svg.text(xOf(t), y, mk[2].(string), "e m", "")
 	}
 	c.svg = svg.end()
-	return c
+	return c.withID(cfg)
 }
 
 func legendName(state string, coord bool) string {
@@ -411,7 +448,7 @@ func genMarkLine(gens []genChange, from, to int, axis string) map[string]any {
 	}
 	return map[string]any{"silent": true, "symbol": "none", "data": data,
 		"lineStyle": map[string]any{"color": "#222", "type": "dashed", "width": 1},
-		"label": map[string]any{"position": "start", "fontSize": 10}}
+		"label":     map[string]any{"position": "start", "fontSize": 10}}
 }
 
 func timelineDesc(src Source, lanes []string, gens []genChange, marks []memberMark, from, to int) string {

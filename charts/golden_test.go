@@ -1,0 +1,75 @@
+package charts
+
+import (
+	"flag"
+	"os"
+	"path/filepath"
+	"testing"
+
+	"github.com/kgviz/kgviz/kgviz"
+)
+
+var update = flag.Bool("update", false, "rewrite testdata/*.golden")
+
+// golden compares got with testdata/name, or rewrites it with -update.
+func golden(t *testing.T, name, got string) {
+	t.Helper()
+	path := filepath.Join("testdata", name)
+	if *update {
+		if err := os.MkdirAll("testdata", 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return
+	}
+	want, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatalf("%v (run go test ./charts -update to create it)", err)
+	}
+	if string(want) != got {
+		t.Errorf("%s differs from the golden file (%d vs %d bytes); if the change is intended, run go test ./charts -update and review the diff", path, len(got), len(want))
+	}
+}
+
+// goldenCharts are the charts pinned by golden files: every view, on the
+// demo worlds that show it best.
+func goldenCharts(t *testing.T) map[string]*Chart {
+	reb, rng, coop := world(t, "rebalance"), world(t, "range"), world(t, "cooperative")
+	ca, cb, fen, lso, tx := world(t, "commit-after"), world(t, "commit-before"), world(t, "fencing"), world(t, "lso"), world(t, "transactions")
+	return map[string]*Chart{
+		"timeline-rebalance":       Timeline(reb, ID("g")),
+		"timeline-fencing":         Timeline(fen, ID("g")),
+		"sequence-rebalance":       Sequence(reb, ID("g")),
+		"sequence-fencing-txn":     Sequence(fen, ID("g"), Families(kgviz.FamilyTransactions, kgviz.FamilyOffsets), Ticks(60, 100)),
+		"heatmap-range":            Heatmap(rng, ID("g")),
+		"heatmap-cooperative":      Heatmap(coop, ID("g")),
+		"topiclog-lso":             TopicLog(lso, ID("g")),
+		"topiclog-commit-after":    TopicLog(ca, ID("g"), Isolation("read_uncommitted")),
+		"pausemeter-range-vs-coop": PauseMeterWith([]Option{ID("g")}, Named("range", rng), Named("cooperative-sticky", coop)),
+		"outcomes-delivery":        OutcomesWith([]Option{ID("g")}, Named("commit after", ca), Named("commit before", cb), Named("transactions", tx)),
+		"assignments-range":        Assignments(rng, ID("g")),
+		"assignments-cooperative":  Assignments(coop, ID("g")),
+	}
+}
+
+func TestGoldenOptionAndSVG(t *testing.T) {
+	for name, c := range goldenCharts(t) {
+		t.Run(name, func(t *testing.T) {
+			if c.option != nil {
+				golden(t, name+".option.golden", c.OptionJSON())
+			} else {
+				golden(t, name+".html.golden", c.HTML())
+			}
+			golden(t, name+".svg.golden", c.SVG())
+			checkSVG(t, c.SVG())
+		})
+	}
+}
+
+// TestGoldenFragment pins the whole fragment of one chart: the element, the
+// static picture and the script around the option.
+func TestGoldenFragment(t *testing.T) {
+	golden(t, "fragment-pausemeter.html.golden", PauseMeterWith([]Option{ID("frag")}, world(t, "rebalance")).HTML())
+}
