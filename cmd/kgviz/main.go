@@ -2,6 +2,7 @@
 //
 //	kgviz report -demo NAME -o out.html   a standalone, offline HTML report of a demo world
 //	kgviz report -list                    the demo names
+//	kgviz grade [flags] SUBMISSIONS       run submitted notebooks, write a CSV gradebook
 //
 // The report holds every view of the charts package (timeline, sequence
 // diagram, partition heatmap, topic log, pause meter, outcomes, assignment
@@ -34,6 +35,8 @@ func run(args []string, out io.Writer) int {
 	switch args[0] {
 	case "report":
 		return report(args[1:], out)
+	case "grade":
+		return grade(args[1:], out)
 	case "help", "-h", "-help", "--help":
 		usage(out)
 		return 0
@@ -45,7 +48,7 @@ func run(args []string, out io.Writer) int {
 }
 
 func usage(out io.Writer) {
-	fmt.Fprintln(out, "usage: kgviz report -demo NAME -o out.html | kgviz report -list")
+	fmt.Fprintln(out, "usage: kgviz report -demo NAME -o out.html | kgviz report -list | kgviz grade [-course notebooks] [-timeout 600s] [-out build/grades] SUBMISSIONS")
 	fmt.Fprintln(out, "demos: "+strings.Join(demoNames(), " "))
 }
 
