@@ -316,14 +316,7 @@ func staticDetail(instanceID string) string {
 // gets a new member id and keeps its assignment; the old id is fenced.
 func (c *coordinator) replaceStaticMember(old *groupMember, msg *message, sub MemberSubscription) {
 	newID := c.newMemberID(msg.from)
-	if old.joinMsg != nil {
-		c.w.respond(old.joinMsg, FENCED_INSTANCE_ID, c.generation, nil)
-		old.joinMsg = nil
-	}
-	if old.syncMsg != nil {
-		c.w.respond(old.syncMsg, FENCED_INSTANCE_ID, c.generation, nil)
-		old.syncMsg = nil
-	}
+	c.failParked(old, FENCED_INSTANCE_ID)
 	delete(c.members, old.id)
 	for i, id := range c.order {
 		if id == old.id {
@@ -413,16 +406,21 @@ func (c *coordinator) onLeaveGroup(msg *message) {
 	c.removeMember(m, "LeaveGroup: "+req.reason, true)
 }
 
-// removeMember drops a member and, unless the caller handles it, starts a rebalance.
-func (c *coordinator) removeMember(m *groupMember, reason string, rebalance bool) {
+// failParked answers a member's parked JoinGroup and SyncGroup with an error.
+func (c *coordinator) failParked(m *groupMember, code ErrorCode) {
 	if m.joinMsg != nil {
-		c.w.respond(m.joinMsg, UNKNOWN_MEMBER_ID, c.generation, nil)
+		c.w.respond(m.joinMsg, code, c.generation, nil)
 		m.joinMsg = nil
 	}
 	if m.syncMsg != nil {
-		c.w.respond(m.syncMsg, UNKNOWN_MEMBER_ID, c.generation, nil)
+		c.w.respond(m.syncMsg, code, c.generation, nil)
 		m.syncMsg = nil
 	}
+}
+
+// removeMember drops a member and, unless the caller handles it, starts a rebalance.
+func (c *coordinator) removeMember(m *groupMember, reason string, rebalance bool) {
+	c.failParked(m, UNKNOWN_MEMBER_ID)
 	delete(c.members, m.id)
 	for i, id := range c.order {
 		if id == m.id {

@@ -482,18 +482,25 @@ func (p *process) applyAssignment() bool {
 	return true
 }
 
+// groupRequestFailed handles an error answer to JoinGroup or SyncGroup: a
+// fenced static instance stops; otherwise the member joins again (as a new
+// member if its id is unknown).
+func (p *process) groupRequestFailed(code ErrorCode) {
+	if code == FENCED_INSTANCE_ID {
+		p.exit("FencedInstanceIdException: another process uses group.instance.id " + p.cfg.instanceID)
+		return
+	}
+	if code == UNKNOWN_MEMBER_ID {
+		p.memberID = ""
+	}
+	p.rejoin = true
+	p.wake()
+}
+
 func (p *process) onJoinResponse(m *message) {
 	p.joinInFlight = false
 	if m.err != NONE {
-		switch m.err {
-		case FENCED_INSTANCE_ID:
-			p.exit("FencedInstanceIdException: another process uses group.instance.id " + p.cfg.instanceID)
-			return
-		case UNKNOWN_MEMBER_ID:
-			p.memberID = ""
-		}
-		p.rejoin = true
-		p.wake()
+		p.groupRequestFailed(m.err)
 		return
 	}
 	resp := m.body.(*joinResp)
@@ -583,15 +590,7 @@ func (w *World) runAssignor(leader *process, members []MemberSubscription) (plan
 func (p *process) onSyncResponse(m *message) {
 	p.syncInFlight = false
 	if m.err != NONE {
-		switch m.err {
-		case FENCED_INSTANCE_ID:
-			p.exit("FencedInstanceIdException: another process uses group.instance.id " + p.cfg.instanceID)
-			return
-		case UNKNOWN_MEMBER_ID:
-			p.memberID = ""
-		}
-		p.rejoin = true
-		p.wake()
+		p.groupRequestFailed(m.err)
 		return
 	}
 	p.pending = append([]TopicPartition(nil), m.body.(*syncResp).assignment...)

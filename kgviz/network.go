@@ -35,6 +35,20 @@ func (w *World) send(m *message) *message {
 		ev.Member = m.proc.name
 		ev.MemberID = m.proc.memberID
 	}
+	switch b := m.body.(type) { // the producer id, for filtering by producer
+	case *produceReq:
+		ev.PID, ev.Epoch = b.pid, b.epoch
+	case *txnReq:
+		ev.PID, ev.Epoch = b.pid, b.epoch
+	case *markerReq:
+		ev.PID, ev.Epoch = b.pid, b.epoch
+	case *commitReq:
+		if b.txnID != "" {
+			ev.PID, ev.Epoch = b.pid, b.epoch
+		}
+	case *initPIDResp:
+		ev.PID, ev.Epoch = b.pid, b.epoch
+	}
 	ev.Detail = describe(m)
 	w.record(ev)
 	return m

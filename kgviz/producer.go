@@ -43,21 +43,23 @@ type batch struct {
 
 // producer is the member's KafkaProducer: plain, idempotent or transactional.
 type producer struct {
-	p         *process
-	mode      ProducerMode
-	txnID     string
-	pid       int64
-	epoch     int
-	seq       int
-	batches   []*batch
-	byMsg     map[int]*batch
-	inTxn     bool
-	added     bool // invoices-0 added to the transaction
-	adding    bool
-	offsets   bool // AddOffsetsToTxn succeeded
-	abortable bool
-	aborting  bool
-	initing   bool
+	p       *process
+	mode    ProducerMode
+	txnID   string
+	pid     int64
+	epoch   int
+	seq     int
+	batches []*batch
+	byMsg   map[int]*batch
+	inTxn   bool
+	added   bool // invoices-0 added to the transaction
+	adding  bool
+	offsets bool // AddOffsetsToTxn succeeded
+	// offsetsWaiting: the batch ended while AddPartitionsToTxn was in flight
+	offsetsWaiting bool
+	abortable      bool
+	aborting       bool
+	initing        bool
 }
 
 func (pr *producer) init(p *process) {
@@ -208,6 +210,9 @@ func (pr *producer) onAddPartitionsResponse(m *message) {
 				pr.transmit(b)
 			}
 		}
+		if pr.offsetsWaiting {
+			pr.addOffsets()
+		}
 		if p.phase == phFlush && pr.flushed() {
 			p.afterFlush()
 		}
@@ -227,8 +232,9 @@ func (pr *producer) onAddPartitionsResponse(m *message) {
 			}
 		}
 		pr.dropAcked()
-		if p.alive && p.phase == phFlush {
-			p.afterFlush()
+		if p.alive && (p.phase == phFlush || pr.offsetsWaiting) {
+			pr.offsetsWaiting = false
+			pr.endTxn()
 		}
 	}
 }
@@ -247,6 +253,7 @@ func (pr *producer) fatalOrAbortable(code ErrorCode, api string) {
 
 func (pr *producer) beginTransaction() {
 	pr.inTxn, pr.added, pr.adding, pr.offsets, pr.abortable, pr.aborting = true, false, false, false, false, false
+	pr.offsetsWaiting = false
 }
 
 // commitTransaction runs at the end of a batch: sendOffsetsToTransaction, flush, EndTxn.
@@ -257,8 +264,19 @@ func (pr *producer) commitTransaction() {
 		pr.endTxn()
 		return
 	}
-	p.w.request(p, "AddOffsetsToTxn", 0, &txnReq{txnID: pr.txnID, pid: pr.pid, epoch: pr.epoch, group: GroupID})
 	p.phase = phTxnAddOffsets
+	if pr.adding {
+		// One transactional request at a time (TransactionManager): the
+		// offsets wait for AddPartitionsToTxn's answer.
+		pr.offsetsWaiting = true
+		return
+	}
+	pr.addOffsets()
+}
+
+func (pr *producer) addOffsets() {
+	pr.offsetsWaiting = false
+	pr.p.w.request(pr.p, "AddOffsetsToTxn", 0, &txnReq{txnID: pr.txnID, pid: pr.pid, epoch: pr.epoch, group: GroupID})
 }
 
 func (pr *producer) onAddOffsetsResponse(m *message) {

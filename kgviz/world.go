@@ -356,7 +356,9 @@ func (w *World) Restart(id string) *World {
 }
 
 // SlowNext makes the next record member id starts processing a slow one
-// (15 ticks by default, more than max.poll.interval.ms).
+// (15 ticks by default, more than max.poll.interval.ms). A member that is
+// already processing a record (a poll starts the first record at once) makes
+// the record after it slow.
 func (w *World) SlowNext(id string) *World {
 	if w.err != nil {
 		return w
