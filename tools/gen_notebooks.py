@@ -110,6 +110,24 @@ def source_lines(text: str) -> list[str]:
     return [ln + "\n" for ln in lines[:-1]] + [lines[-1]] if text else []
 
 
+def nbgrader_regions(text: str) -> str:
+    """Marks the body of every top-level func with nbgrader's solution delimiters
+    (`// BEGIN SOLUTION` ... `// END SOLUTION`), so that `nbgrader generate_assignment`
+    can turn the teacher's copy into stubs with ClearSolutions.code_stub["go"]."""
+    out, inside = [], False
+    for line in text.split("\n"):
+        if not inside and line.startswith("func ") and line.rstrip().endswith("{"):
+            out += [line, "\t// BEGIN SOLUTION"]
+            inside = True
+            continue
+        if inside and line == "}":
+            out += ["\t// END SOLUTION", line]
+            inside = False
+            continue
+        out.append(line)
+    return "\n".join(out)
+
+
 def notebook(cells: list[dict], stem: str, solution: bool) -> dict:
     out = []
     for i, c in enumerate(cells):
@@ -129,7 +147,7 @@ def notebook(cells: list[dict], stem: str, solution: bool) -> dict:
             meta = {"nbgrader": {"grade": False, "grade_id": f"{gid}-answer", "locked": False,
                                  "schema_version": 3, "solution": True}}
             if solution:
-                text = c["solution"]["text"]
+                text = nbgrader_regions(c["solution"]["text"])
         elif kind == "check":
             gid = c["args"][0]
             points = 1
