@@ -8,7 +8,8 @@
 #      nbconvert, Playwright-Python (never downloads browsers: we drive /usr/bin/chromium), pytest)
 #   3. gonb + goimports built into .bin/ at the versions go.mod pins (its `tool` lines)
 #   4. the GoNB kernel registered INSIDE the venv (.venv/share/jupyter/kernels/gonb), never in ~/.local;
-#      its kernel.json puts .bin (goimports) and go's directory on PATH, and passes --go_work=<repo root>
+#      its kernel.json puts .bin (goimports) and go's directory on PATH, and passes --go_work=<repo root>;
+#      plus venv-level Jupyter settings (no news/update/extension lookups)
 #   5. Go module download + build cache warm-up (go mod download, go build ./..., test binaries compiled)
 #
 # Environment knobs:
@@ -80,10 +81,15 @@ VENV="$ROOT/.venv"
 VPY="$VENV/bin/python"
 py_id="$("$PYTHON" -c 'import sys,platform; print(sys.version.split()[0], platform.machine())')"
 want="$(hash_of tools/requirements.txt) $py_id"
-if [[ -x "$VPY" ]] && "$VPY" -c 'pass' 2>/dev/null && [[ "$(cat "$VENV/.kgviz-stamp" 2>/dev/null)" == "$want" ]]; then
+SANITY='import importlib.util as u, sys
+sys.exit(any(u.find_spec(m) is None for m in ("jupyterlab", "notebook", "nbclient", "nbconvert", "nbformat",
+    "jupyter_server", "bleach", "anyio", "playwright", "pytest")))'
+if [[ -x "$VPY" ]] && [[ "$(cat "$VENV/.kgviz-stamp" 2>/dev/null)" == "$want" ]] && "$VPY" -c "$SANITY" 2>/dev/null; then
 	step_end "venv" "up to date (python $py_id)"
 else
-	if [[ ! -x "$VPY" ]] || ! "$VPY" -c 'pass' 2>/dev/null; then
+	if [[ ! -x "$VPY" ]] || ! "$VPY" -c 'pass' 2>/dev/null ||
+		{ [[ -f "$VENV/.kgviz-stamp" ]] && ! "$VPY" -c "$SANITY" 2>/dev/null; }; then
+		# missing, broken, or damaged under an up-to-date stamp: start over
 		rm -rf "$VENV"
 		"$PYTHON" -m venv "$VENV" || die "'$PYTHON -m venv' failed (on Debian: apt-get install python3-venv)"
 	fi
@@ -105,7 +111,7 @@ else
 	go build -o "$BIN/gonb" github.com/janpfeifer/gonb
 	go build -o "$BIN/goimports" golang.org/x/tools/cmd/goimports
 	echo "$want" >"$BIN/.kgviz-stamp"
-	step_end "go tools" "built gonb $("$BIN/gonb" -V 2>&1 | head -1 | tr -s ' ' | cut -c1-40)"
+	step_end "go tools" "built $(go list -m -f '{{.Path}} {{.Version}}' github.com/janpfeifer/gonb) + goimports"
 fi
 
 # ---------------------------------------------------------------------------------------------------------
@@ -118,15 +124,36 @@ PATH="$BIN:$GO_BIN_DIR:$PATH" JUPYTER_DATA_DIR="$KDATA" \
 	"$BIN/gonb" --install --force_deps --go_work="$ROOT" --logtostderr >"$VENV/.gonb-install.log" 2>&1 ||
 	{ cat "$VENV/.gonb-install.log" >&2; die "gonb --install failed"; }
 # Make go and goimports reachable however Jupyter was started (jupyter_client expands ${PATH}).
-KGVIZ_KERNEL_PATH="$BIN:$GO_BIN_DIR" "$VPY" - "$KDIR/kernel.json" <<'PY'
+# Always run .bin/gonb itself: gonb --install copies its binary into the kernel dir when it lives under
+# /tmp (a clone there would then keep a stale copy after go.mod moves gonb).
+rm -f "$KDIR/gonb" "$KDIR/gonb~"
+KGVIZ_KERNEL_PATH="$BIN:$GO_BIN_DIR" KGVIZ_GONB="$BIN/gonb" "$VPY" - "$KDIR/kernel.json" <<'PY'
 import json, os, sys
 p = sys.argv[1]
 k = json.load(open(p))
+k["argv"][0] = os.environ["KGVIZ_GONB"]
 k.setdefault("env", {})["PATH"] = os.environ["KGVIZ_KERNEL_PATH"] + ":${PATH}"
 k["display_name"] = "Go (gonb)"
 json.dump(k, open(p, "w"), indent=1)
 PY
-step_end "kernel" "$(JUPYTER_PATH="$KDATA" "$VENV/bin/jupyter" kernelspec list 2>/dev/null | awk '$1=="gonb"{print "gonb -> "$2}')"
+# Server/Lab defaults for every Jupyter started from this venv (make lab, Binder's `jupyter notebook`):
+# no announcement/update/extension-manager lookups on the network, no "fetch news?" prompt.
+mkdir -p "$VENV/etc/jupyter/jupyter_server_config.d" "$KDATA/lab/settings"
+cat >"$VENV/etc/jupyter/jupyter_server_config.d/kgviz.json" <<'JSON'
+{
+  "LabApp": {
+    "news_url": null,
+    "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
+    "extension_manager": "readonly"
+  }
+}
+JSON
+cat >"$KDATA/lab/settings/overrides.json" <<'JSON'
+{
+  "@jupyterlab/apputils-extension:notification": { "fetchNews": "false", "checkForUpdates": false }
+}
+JSON
+step_end "kernel" "gonb -> ${KDIR#"$ROOT"/} (--go_work=$ROOT)"
 
 # ---------------------------------------------------------------------------------------------------------
 # 5. Go module cache + build cache warm-up. Compile problems here are reported, not fatal: setup's job is
@@ -139,6 +166,11 @@ else
 	warm="ok"
 	go build ./... || { warm="go build ./... FAILED (see above)"; warn "$warm"; }
 	go test -run '^$' ./... >/dev/null || { warm="test compile FAILED (run 'go test ./...')"; warn "$warm"; }
+	# Packages notebooks import directly (GoNB compiles every cell as a new main package): compiling them
+	# now makes a fresh kernel's first chart cell take ~1 s instead of ~30 s.
+	go build github.com/janpfeifer/gonb/gonbui github.com/go-echarts/go-echarts/v2/charts \
+		github.com/go-echarts/go-echarts/v2/opts github.com/go-echarts/go-echarts/v2/components ||
+		warn "could not pre-compile gonbui/go-echarts (are they still in go.mod?)"
 	step_end "go warm" "$warm"
 fi
 

@@ -38,6 +38,7 @@ Exit status: 0 if every notebook met its expectation, 1 otherwise, 2 on usage er
 from __future__ import annotations
 
 import argparse
+import html as htmllib
 import json
 import os
 import re
@@ -107,10 +108,22 @@ def rel(path: Path) -> str:
         return str(path)
 
 
+def html_error_text(markup: str) -> str:
+    """Plain text of GoNB's HTML error report (compile errors, `go get` failures)."""
+    text = re.sub(r"<style>.*?</style>", "", markup, flags=re.S)
+    text = htmllib.unescape(TAGS.sub("", text))
+    return "\n".join(ln.rstrip() for ln in text.splitlines() if ln.strip())
+
+
 def analyse_cell(cell, reply_status: str | None) -> dict:
-    errors, stderr, stdout_len = [], [], 0
+    errors, stderr, stdout_len, details = [], [], 0, []
     for out in cell.get("outputs", []):
         ot = out.get("output_type")
+        markup = (out.get("data") or {}).get("text/html", "") if ot == "display_data" else ""
+        if isinstance(markup, list):
+            markup = "".join(markup)
+        if markup and "gonb-err" in markup:
+            details.append(html_error_text(markup))
         if ot == "error":
             errors.append(
                 {
@@ -123,6 +136,9 @@ def analyse_cell(cell, reply_status: str | None) -> dict:
             stderr.append(out.get("text", ""))
         elif ot == "stream":
             stdout_len += len(out.get("text", ""))
+    if details:
+        for e in errors:
+            e["details"] = clean("\n".join(details), 4000)
     if reply_status == "error" and not errors:
         errors.append({"ename": "error reply", "evalue": "kernel replied status=error", "traceback": ""})
     if reply_status is None and not errors and cell.get("execution_count") is None:
@@ -285,7 +301,7 @@ def print_result(r: dict, verbose: bool) -> None:
         for c in r["cells"]:
             if c["index"] in bad and any(f"cell {c['index']}" in p for p in r["problems"]):
                 for e in c["errors"][:2]:
-                    text = (e["evalue"] or e["traceback"]).strip()
+                    text = (e.get("details") or e["evalue"] or e["traceback"]).strip()
                     print("      " + f"{e['ename']}: {text}".replace("\n", "\n      ")[:1500])
                 if c["stderr"].strip():
                     print("      stderr: " + c["stderr"].strip().replace("\n", "\n      ")[:1500])
