@@ -282,12 +282,21 @@ func gradeOne(sub string, courses []course, courseDir, work, python, nbrun strin
 	defer cancel()
 	cmd := exec.CommandContext(ctx, python, nbrun, "--expect", "none", "--cwd", courseDir,
 		"--timeout", strconv.Itoa(int(cellTimeout.Seconds())), "--out-dir", filepath.Join(work, "executed"), "--json", report, prepared)
+	// The kernel runs in a session of its own (jupyter_client), so a process
+	// group kill misses it: every process of this run carries a tag in its
+	// environment, and whatever still carries it at the end is killed.
+	tag := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
+	cmd.Env = append(os.Environ(), "KGVIZ_GRADE_RUN="+tag)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) } // the kernel too
+	cmd.Cancel = func() error {
+		killTagged(tag)
+		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
+	}
 	cmd.WaitDelay = 5 * time.Second
 	var log bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	runErr := cmd.Run()
+	killTagged(tag)
 	timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
 	status := map[string]string{}
 	messages := map[string]string{}
@@ -370,6 +379,22 @@ func checkOutputs(executedDir, prepared string) map[string]string {
 		}
 	}
 	return out
+}
+
+// killTagged kills every process whose environment holds KGVIZ_GRADE_RUN=tag
+// (Linux /proc; elsewhere it does nothing).
+func killTagged(tag string) {
+	want := []byte("KGVIZ_GRADE_RUN=" + tag + "\x00")
+	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, env := range procs {
+		data, err := os.ReadFile(env)
+		if err != nil || !bytes.Contains(append(data, 0), want) {
+			continue
+		}
+		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(env))); err == nil && pid != os.Getpid() {
+			syscall.Kill(pid, syscall.SIGKILL)
+		}
+	}
 }
 
 func isInterrupt(msg string) bool {

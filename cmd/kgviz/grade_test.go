@@ -91,4 +91,15 @@ func TestGrade(t *testing.T) {
 	book, err := os.ReadFile(filepath.Join(out, "gradebook.csv"))
 	require.NoError(t, err)
 	assert.Equal(t, 2, strings.Count(string(book), "did not finish within 12s"), string(book))
+
+	// No kernel outlives the grader.
+	time.Sleep(500 * time.Millisecond)
+	envs, _ := filepath.Glob("/proc/[0-9]*/environ")
+	for _, env := range envs {
+		data, err := os.ReadFile(env)
+		if err == nil && bytes.Contains(data, []byte("KGVIZ_GRADE_RUN=")) {
+			cmdline, _ := os.ReadFile(filepath.Join(filepath.Dir(env), "cmdline"))
+			t.Errorf("a grading process is still running: %s", bytes.ReplaceAll(cmdline, []byte{0}, []byte{' '}))
+		}
+	}
 }
