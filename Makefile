@@ -90,7 +90,7 @@ test-notebooks: need-setup
 	$(VENV_PY) tools/nbrun.py --cwd build --json build/executed/smoke-report.json $(NBRUN_FLAGS) tools/testdata/smoke.ipynb
 	@nbs="$$(ls notebooks/*.ipynb exercises/*.ipynb solutions/*.ipynb 2>/dev/null || true)"; \
 	if [ -z "$$nbs" ]; then echo "test-notebooks: no notebooks/, exercises/ or solutions/ notebooks yet"; \
-	else set -x; $(VENV_PY) tools/nbrun.py $(NBRUN_FLAGS) $$nbs; fi
+	else set -x; $(VENV_PY) tools/nbrun.py $(NBRUN_FLAGS) $$nbs && $(PYTEST) -q tools/test_executed_notebooks.py; fi
 
 # pytest exits 5 when it collects nothing: that is a pass with a message here.
 test-browser: need-setup
