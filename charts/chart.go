@@ -196,7 +196,7 @@ if(el.getAttribute("data-kgviz-drawn"))return;el.setAttribute("data-kgviz-drawn"
 var c=document.createElement("div");c.style.cssText="width:100%;height:"+H+"px";el.appendChild(c);
 try{var ch=ec.init(c,null,c.clientWidth?{}:{width:W,height:H});ch.setOption(fix(o));
 var img=el.querySelector("img");if(img)el.removeChild(img);
-if(window.ResizeObserver)new ResizeObserver(function(){ch.resize()}).observe(c)}
+if(window.ResizeObserver)new ResizeObserver(function(){if(c.clientWidth)ch.resize({width:"auto",height:H})}).observe(c)}
 catch(e){el.removeChild(c);el.removeAttribute("data-kgviz-drawn");throw e}}
 var w=window;if(w.echarts&&w.echarts.init)draw(w.echarts);else(w.__kgvizQ=w.__kgvizQ||[]).push(draw);
 `

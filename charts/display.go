@@ -106,6 +106,7 @@ func (c *Chart) Display() {
 		return
 	}
 	gonbui.DisplayHTML(displayHTML(c))
+	gonbui.Sync() // GoNB drops output still in the pipe when the cell's program exits
 }
 
 // DisplayAll shows several charts in one output.
@@ -114,6 +115,7 @@ func DisplayAll(charts ...*Chart) {
 		return
 	}
 	gonbui.DisplayHTML(displayHTML(charts...))
+	gonbui.Sync()
 }
 
 // Setup puts the ECharts library into the notebook once, as the output of
@@ -131,4 +133,5 @@ func Setup() {
 	}
 	libMu.Unlock()
 	gonbui.DisplayHTML(libraryHTML + "<div style=\"font-size:11px;color:#777\">kgviz: Apache ECharts " + EChartsVersion + " loaded (offline copy).</div>")
+	gonbui.Sync()
 }
