@@ -34,13 +34,8 @@ func (w *World) settled() bool {
 			}
 			return false
 		}
-		if p.generation != c.generation || p.rejoin || p.joinInFlight || p.syncInFlight || p.havePending {
+		if p.generation != c.generation || p.rejoin || p.joinInFlight || p.syncInFlight || p.havePending || !p.ready() {
 			return false
-		}
-		for _, tp := range p.owned {
-			if _, ok := p.positions[tp]; !ok {
-				return false
-			}
 		}
 	}
 	for _, name := range w.names {

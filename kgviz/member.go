@@ -81,6 +81,10 @@ type process struct {
 	afterRevoke   func()
 	fetchInFlight bool
 	ver           int // bumped whenever owned partitions or positions change
+	seq           int // start order in the world
+	changed       bool
+	readyVer      int
+	readyVal      bool
 	idleVer       int // ver when poll() last found nothing to fetch (-1: not idle)
 
 	// the application thread
@@ -106,7 +110,7 @@ func (w *World) startProcess(name string, cfg config) *process {
 	}
 	p := &process{w: w, name: name, incarnation: inc, cfg: cfg, alive: true,
 		positions: map[TopicPartition]int{}, committedPos: map[TopicPartition]int{}, logEnd: map[TopicPartition]int{},
-		lastPoll: w.now, lastAuto: w.now, idleVer: -1}
+		lastPoll: w.now, lastAuto: w.now, idleVer: -1, readyVer: -1, seq: len(w.procs)}
 	p.producer.init(p)
 	w.procs = append(w.procs, p)
 	w.current[name] = p
@@ -166,10 +170,28 @@ func (p *process) consumes(tp TopicPartition) bool {
 
 func (p *process) closedGracefully() bool { return p.closed }
 
-// touch records that the process's partitions or positions changed.
+// touch records that the process's partitions, positions or state changed.
 func (p *process) touch() {
 	p.ver++
 	p.w.dirty = true
+	if !p.changed {
+		p.changed = true
+		p.w.changedProcs = append(p.w.changedProcs, p)
+	}
+}
+
+// ready says whether the process knows where to read every partition it owns.
+func (p *process) ready() bool {
+	if p.readyVer != p.ver {
+		p.readyVer, p.readyVal = p.ver, true
+		for _, tp := range p.owned {
+			if _, ok := p.positions[tp]; !ok {
+				p.readyVal = false
+				break
+			}
+		}
+	}
+	return p.readyVal
 }
 
 // idleFast is poll() for a member that found nothing to read last time and
@@ -828,8 +850,10 @@ func (p *process) afterCommitError(code ErrorCode) {
 	switch code {
 	case UNKNOWN_MEMBER_ID, ILLEGAL_GENERATION:
 		p.kicked = true
+		p.touch()
 	case FENCED_INSTANCE_ID:
 		p.zombie = true
+		p.touch()
 	case REBALANCE_IN_PROGRESS:
 		if !p.joinInFlight && !p.syncInFlight && !p.havePending {
 			p.rejoin = true

@@ -32,15 +32,22 @@ type World struct {
 	coord    *coordinator
 	txn      *txnCoordinator
 
-	procs    []*process          // every process ever started, in start order
-	current  map[string]*process // member name → its newest process
-	names    []string            // member names in the order they were added
-	holders  map[TopicPartition]*process
-	paused   map[TopicPartition]bool
-	dirty    bool
-	nextPID  int64
-	actions  []scheduled
-	runStart int
+	procs   []*process          // every process ever started, in start order
+	current map[string]*process // member name → its newest process
+	names   []string            // member names in the order they were added
+	holders map[TopicPartition]*process
+	heldBy  map[*process][]TopicPartition
+	// changedProcs: processes whose partitions or state changed since the last refreshHolders
+	changedProcs []*process
+	inputTPs     []TopicPartition
+	tpIndex      map[TopicPartition]int
+	// shortNames: input partition → the page's name ("o2")
+	shortNames map[TopicPartition]string
+	paused     map[TopicPartition]bool
+	dirty      bool
+	nextPID    int64
+	actions    []scheduled
+	runStart   int
 }
 
 type scheduled struct {
@@ -72,14 +79,20 @@ func (w *World) init() {
 	w.inputs = map[TopicPartition]*partitionLog{}
 	w.current = map[string]*process{}
 	w.holders = map[TopicPartition]*process{}
+	w.heldBy = map[*process][]TopicPartition{}
+	w.tpIndex = map[TopicPartition]int{}
 	w.paused = map[TopicPartition]bool{}
 	w.nextPID = 1000
 	w.coord = newCoordinator(w)
 	w.txn = newTxnCoordinator(w)
 	w.invoices = newPartitionLog("invoices", 0)
+	w.shortNames = map[TopicPartition]string{}
 	for _, t := range w.topics {
 		for p := 0; p < t.partitions; p++ {
 			tp := TopicPartition{t.name, p}
+			w.tpIndex[tp] = len(w.inputTPs)
+			w.inputTPs = append(w.inputTPs, tp)
+			w.shortNames[tp] = t.prefix + strconv.Itoa(p)
 			log := newPartitionLog(t.name, p)
 			for off := 0; off < w.cfg.recordsPerPartition; off++ {
 				log.appendRecord(LogRecord{Record: t.prefix + strconv.Itoa(p) + "." + strconv.Itoa(off), State: StateCommitted, PID: -1})
@@ -117,15 +130,8 @@ func (w *World) Partitions() []string {
 	return out
 }
 
-func (w *World) inputPartitions() []TopicPartition {
-	var tps []TopicPartition
-	for _, t := range w.topics {
-		for p := 0; p < t.partitions; p++ {
-			tps = append(tps, TopicPartition{t.name, p})
-		}
-	}
-	return tps
-}
+// inputPartitions lists the input partitions in order (computed once).
+func (w *World) inputPartitions() []TopicPartition { return w.inputTPs }
 
 func (w *World) topicNames() []string {
 	names := make([]string, 0, len(w.topics))
@@ -146,10 +152,8 @@ func (w *World) topicCounts() map[string]int {
 
 // short names an input partition the page's way ("o2"); others as Kafka does.
 func (w *World) short(tp TopicPartition) string {
-	for _, t := range w.topics {
-		if t.name == tp.Topic {
-			return t.prefix + strconv.Itoa(tp.Partition)
-		}
+	if s, ok := w.shortNames[tp]; ok {
+		return s
 	}
 	return tp.String()
 }
@@ -343,6 +347,7 @@ func (w *World) Restart(id string) *World {
 		w.startProcess(id, p.cfg)
 	case p.inSlowRecord():
 		p.zombie = true
+		p.touch()
 		w.record(Event{Type: EvZombie, Member: id, MemberID: p.memberID, PID: -1, Detail: "replaced by a restart while stuck in a slow record; the old process keeps running"})
 		w.startProcess(id, p.cfg)
 	default:
@@ -498,19 +503,58 @@ func (w *World) afterActions() {
 }
 
 // refreshHolders records partitions that stop (paused) or start (resumed)
-// being consumed by a running member of the group.
+// being consumed by a running member of the group. Only the partitions of
+// processes that changed since the last call are looked at.
 func (w *World) refreshHolders() {
-	for _, tp := range w.inputPartitions() {
-		var holder *process
-		for _, p := range w.procs {
-			if p.consumes(tp) {
-				holder = p
-				break
+	changed := w.changedProcs
+	w.changedProcs = w.changedProcs[:0:0]
+	if len(changed) == 0 {
+		return
+	}
+	dirty := make(map[*process]bool, len(changed))
+	var cand []int
+	seen := map[int]bool{}
+	add := func(tp TopicPartition) {
+		if i, ok := w.tpIndex[tp]; ok && !seen[i] {
+			seen[i] = true
+			cand = append(cand, i)
+		}
+	}
+	for _, p := range changed {
+		p.changed = false
+		dirty[p] = true
+		for _, tp := range w.heldBy[p] {
+			add(tp)
+		}
+		for _, tp := range p.owned {
+			add(tp)
+		}
+	}
+	sort.Ints(cand)
+	sort.Slice(changed, func(i, j int) bool { return changed[i].seq < changed[j].seq })
+	cur := map[TopicPartition]*process{} // what the changed processes consume now
+	for _, p := range changed {
+		if !p.alive || p.kicked || p.zombie || !p.joined {
+			continue
+		}
+		for _, tp := range p.owned {
+			if _, ok := p.positions[tp]; ok && cur[tp] == nil {
+				cur[tp] = p
 			}
 		}
+	}
+	for _, i := range cand {
+		tp := w.inputTPs[i]
 		old := w.holders[tp]
+		holder := old
+		if old == nil || dirty[old] {
+			holder = cur[tp]
+		}
 		if old == holder {
 			continue
+		}
+		if old != nil {
+			w.heldBy[old] = removeTP(w.heldBy[old], tp)
 		}
 		if holder == nil {
 			delete(w.holders, tp)
@@ -519,11 +563,21 @@ func (w *World) refreshHolders() {
 			continue
 		}
 		w.holders[tp] = holder
+		w.heldBy[holder] = append(w.heldBy[holder], tp)
 		if w.paused[tp] {
 			delete(w.paused, tp)
 			w.record(Event{Type: EvResumed, Member: holder.name, MemberID: holder.memberID, Partition: w.short(tp), Generation: holder.generation, PID: -1})
 		}
 	}
+}
+
+func removeTP(tps []TopicPartition, tp TopicPartition) []TopicPartition {
+	for i, t := range tps {
+		if t == tp {
+			return append(tps[:i:i], tps[i+1:]...)
+		}
+	}
+	return tps
 }
 
 // Generation returns the group's current generation (0 before the first rebalance).
