@@ -4,6 +4,7 @@
 #   make lab             JupyterLab on notebooks/ at http://127.0.0.1:8888 (LAB_IP=0.0.0.0 LAB_PORT=9999 to change)
 #   make test            everything CI runs: test-go, test-notebooks, test-browser, test-docker
 #   make test-go         go vet + go test + a 20s fuzz smoke of FuzzWorld (FUZZTIME=...)
+#   make test-differential  Kafka's assignors (Java harness) vs kgviz's on random inputs
 #   make test-notebooks  execute notebooks (nbrun): solutions' checks pass, untouched exercises' checks fail
 #   make test-browser    pytest: tools/test_browser_*.py and test_*.py under charts/ (headless Debian chromium)
 #   make test-docker     static checks of the Dockerfile (no Docker engine needed)
@@ -28,7 +29,7 @@ COUNT     ?= 1
 NBRUN_FLAGS ?=
 LAB_IP    ?= 127.0.0.1
 LAB_PORT  ?= 8888
-TEST_TARGETS := test-go test-notebooks test-browser test-docker
+TEST_TARGETS := test-go test-differential test-notebooks test-browser test-docker
 
 .PHONY: help setup need-setup lab test $(TEST_TARGETS) fuzz fuzz-long bench lock-python clean
 
@@ -64,8 +65,14 @@ test: need-setup
 # KGVIZ_GRADER_TEST=1: the batch grader's test (cmd/kgviz) must run with the venv's Jupyter, not skip.
 test-go: need-setup
 	go vet ./...
-	KGVIZ_GRADER_TEST=1 go test -timeout 20m ./...
+	KGVIZ_DIFFERENTIAL=0 KGVIZ_GRADER_TEST=1 go test -timeout 20m ./...
 	@$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+
+# Kafka's own assignors (kafka-clients from Maven Central, harness/) against kgviz's on random inputs.
+# KGVIZ_DIFFERENTIAL_N=20000 for a longer run.
+test-differential:
+	bash harness/build.sh
+	KGVIZ_DIFFERENTIAL=1 go test ./kgviz -run '^TestDifferential' -count=1 -v -timeout 15m
 
 # Bounded FuzzWorld run; skipped (with a message) while package kgviz has no FuzzWorld.
 fuzz:

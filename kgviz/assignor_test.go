@@ -653,7 +653,7 @@ func TestRangeRoundRobinJavaStringOrder(t *testing.T) {
 // Kafka's own RangeAssignor and RoundRobinAssignor (kafka-clients 4.1.1) on
 // 400 seeded random groups: random member ids (with non-ASCII characters),
 // static members, non-existent topics, unequal subscriptions. The vectors are
-// made by testdata/kafka-harness/gen.sh.
+// made by harness/gen-vectors.sh (GenerateVectors.java in harness/).
 func TestRangeRoundRobinKafkaVectors(t *testing.T) {
 	f, err := os.Open("testdata/kafka_assignor_vectors.jsonl")
 	require.NoError(t, err)

@@ -1,8 +1,10 @@
+package kgviz.harness;
+
 // GenerateVectors runs Kafka's own RangeAssignor and RoundRobinAssignor (from the
 // kafka-clients jar, non-rack-aware path) on seeded random groups and prints
 // each case and both plans as one JSON object per line. kgviz's assignor tests
-// replay the output (../kafka_assignor_vectors.jsonl) against kgviz.Range and
-// kgviz.RoundRobin. Regenerate with ./gen.sh; the output only changes when the
+// replay the output (kgviz/testdata/kafka_assignor_vectors.jsonl) against kgviz.Range and
+// kgviz.RoundRobin. Regenerate with harness/gen-vectors.sh; the output only changes when the
 // seed, the generator or Kafka's assignors change.
 import java.util.*;
 import org.apache.kafka.clients.consumer.ConsumerPartitionAssignor.GroupSubscription;
