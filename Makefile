@@ -31,7 +31,7 @@ LAB_IP    ?= 127.0.0.1
 LAB_PORT  ?= 8888
 TEST_TARGETS := test-go test-differential test-notebooks test-browser test-docker
 
-.PHONY: help setup need-setup lab test $(TEST_TARGETS) fuzz fuzz-long bench lock-python clean
+.PHONY: help setup need-setup lab test $(TEST_TARGETS) fuzz fuzz-long bench bench-targets lock-python clean
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -72,7 +72,11 @@ test-go: need-setup
 # KGVIZ_DIFFERENTIAL_N=20000 for a longer run.
 test-differential:
 	bash harness/build.sh
-	KGVIZ_DIFFERENTIAL=1 go test ./kgviz -run '^TestDifferential' -count=1 -v -timeout 15m
+	KGVIZ_DIFFERENTIAL=1 go test ./kgviz -run '^(TestDifferential|TestFidelityStateNames)' -count=1 -v -timeout 15m
+
+# Every benchmark once, each figure against its target (docs/performance.md).
+bench-targets:
+	bash scripts/bench.sh
 
 # Bounded FuzzWorld run; skipped (with a message) while package kgviz has no FuzzWorld.
 fuzz:

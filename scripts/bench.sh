@@ -9,8 +9,8 @@
 #   2. scale     BenchmarkScaleKafkaUniform (sticky, cooperative-sticky) on Kafka's scale test,
 #                against Kafka's own assignors on the same input (harness "scale" mode), by
 #                median CPU time (wall-clock times are printed too)            target <= 0.5x Kafka
-#   3. rolling   BenchmarkRollingRestart: 500 members, 5000 partitions, dynamic and static
-#                                                                              target < 2 s
+#   3. rolling   BenchmarkRollingRestart: 500 members, 5000 partitions, dynamic and static,
+#                by CPU time (wall-clock printed too)                          target < 2 s
 #   4. notebook  a demo cell vs a bare cell in one GoNB kernel (scripts/bench_notebook.py)
 #                                                                              target <= 1.25x
 #
@@ -102,10 +102,13 @@ if want rolling; then
 		done_=$(metric "$name" restarted "$OUT/rolling.txt")
 		proj=$(metric "$name" projected-s "$OUT/rolling.txt")
 		s=$(awk -v n="$ns" 'BEGIN { printf "%.2f", n / 1e9 }')
+		cpu=$(awk -v c="$(metric "$name" cpu-s/op "$OUT/rolling.txt")" 'BEGIN { printf "%.2f", c }')
 		if [ "${done_%.*}" = 500 ]; then
-			row "rolling restart 500x5000, $kind" "${s} s" "2 s" "$(ratio "$s" 2)" "$(verdict "$s" 2)"
+			# By CPU time, as for the scale benchmarks (the machine may be shared); wall in the label.
+			row "rolling restart 500x5000, $kind (wall ${s} s)" "${cpu} s cpu" "2 s" "$(ratio "$cpu" 2)" "$(verdict "$cpu" 2)"
 		else
-			row "rolling restart 500x5000, $kind" ">=${proj} s" "2 s" "$(ratio "$proj" 2)" "MISS (${done_%.*}/500 restarts in ${s} s; projected)"
+			pcpu=$(awk -v c="$cpu" -v d="$done_" 'BEGIN { printf "%.1f", (d > 0 ? c * 500 / d : 0) }')
+			row "rolling restart 500x5000, $kind (wall >=${proj} s)" ">=${pcpu} s cpu" "2 s" "$(ratio "$pcpu" 2)" "MISS (${done_%.*}/500 restarts in ${s} s wall, ${cpu} s cpu; projected)"
 		fi
 	done
 fi
