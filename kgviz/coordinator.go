@@ -229,10 +229,11 @@ func (c *coordinator) completeJoin() {
 	lm := c.members[c.leader]
 	c.w.record(Event{Type: EvLeader, Member: lm.name, MemberID: lm.id, Generation: c.generation, PID: -1})
 	subs := c.subscriptions()
+	syncBy := c.w.now + c.rebalanceTimeout() + 2
 	for _, id := range c.memberIDs() {
 		m := c.members[id]
 		m.awaitingSync = true
-		m.syncBy = c.w.now + c.rebalanceTimeout() + 2
+		m.syncBy = syncBy
 		if m.joinMsg == nil {
 			continue
 		}
