@@ -19,6 +19,7 @@ func TestBadInput(t *testing.T) {
 		{"unknown member", func(w *kgviz.World) *kgviz.World { return w.Crash("C9") }, `Crash("C9"): no such member (members: C1, C2)`},
 		{"duplicate member", func(w *kgviz.World) *kgviz.World { return w.AddMember("C2") }, `AddMember("C2"): a member with this id already exists`},
 		{"empty member id", func(w *kgviz.World) *kgviz.World { return w.AddMember("") }, `AddMember(""): an empty member id`},
+		{"join a duplicate member", func(w *kgviz.World) *kgviz.World { return w.Join("C1") }, `AddMember("C1"): a member with this id already exists`},
 		{"member named like the broker", func(w *kgviz.World) *kgviz.World { return w.AddMember("B1") }, `"B1" is the broker's name`},
 		{"crash a dead member", func(w *kgviz.World) *kgviz.World {
 			w.Crash("C2", kgviz.Immediately())

@@ -12,7 +12,7 @@ import (
 // twoMembers is the demos' usual start: C1 reads all six partitions, then C2
 // joins (range: C1 {o0 o1 p0 p1} · C2 {o2 p2}).
 func twoMembers(t testing.TB, opts ...kgviz.Option) *kgviz.World {
-	w := kgviz.NewWorld(opts...).AddMember("C1").RunUntil(kgviz.Stable()).AddMember("C2").RunUntil(kgviz.Stable())
+	w := kgviz.NewWorld(opts...).Join("C1", "C2")
 	require.NoError(t, w.Err())
 	return w
 }

@@ -639,3 +639,12 @@ func (w *World) Running(name string) bool {
 	p, ok := w.current[name]
 	return ok && p.alive
 }
+
+// Join adds the members one at a time and lets the group settle after each
+// (AddMember then RunUntil(Stable())), as the demos do.
+func (w *World) Join(members ...string) *World {
+	for _, m := range members {
+		w.AddMember(m).RunUntil(Stable())
+	}
+	return w
+}

@@ -12,15 +12,11 @@ type demo struct {
 }
 
 func twoMembers(opts ...kgviz.Option) *kgviz.World {
-	return kgviz.NewWorld(opts...).AddMember("C1").RunUntil(kgviz.Stable()).AddMember("C2").RunUntil(kgviz.Stable())
+	return kgviz.NewWorld(opts...).Join("C1", "C2")
 }
 
 func joinFour(a kgviz.Assignor) *kgviz.World {
-	w := kgviz.NewWorld(kgviz.WithAssignor(a))
-	for _, m := range []string{"C1", "C2", "C3", "C4"} {
-		w.AddMember(m).RunUntil(kgviz.Stable())
-	}
-	return w.RunFor(4)
+	return kgviz.NewWorld(kgviz.WithAssignor(a)).Join("C1", "C2", "C3", "C4").RunFor(4)
 }
 
 // demos maps a demo's name to its scenario.
