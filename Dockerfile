@@ -1,8 +1,13 @@
-# kgviz on JupyterLab with the GoNB Go kernel. Binder (repo2docker) builds this file as it is; locally:
+# kgviz on JupyterLab with the GoNB Go kernel: the students' image. Binder (repo2docker) builds this file as it
+# is; locally:
 #   docker build -t kgviz . && docker run --rm -p 8888:8888 kgviz
-# It sets the repo up with the same scripts/setup.sh as a developer machine and CI.
-# Binder's rules it follows: a tagged base image, user jovyan with uid 1000 runs the server, the repo is
-# COPY'd and owned by that user, and the ENTRYPOINT execs the command Binder passes.
+# It sets the repo up with the same scripts/setup.sh as a developer machine and CI (KGVIZ_PROFILE=image: JupyterLab,
+# Notebook, the GoNB kernel and gopls only; no test tools, no browser).
+# Binder's rules it follows: a tagged base image, user jovyan with uid 1000 runs the server, the repo is COPY'd and
+# owned by that user, and the ENTRYPOINT execs the command Binder passes (its `python3 -c` launcher, which runs
+# `jupyter lab --ip=0.0.0.0 --port=... --ServerApp.token=...`).
+# No answers in it: .dockerignore keeps solutions/, notebooks/src/ and the generated answer tests out (the build
+# fails if one got in); teachers keep them in the repository. `make test-image` builds and runs this file.
 
 # Debian bookworm (as on the dev/CI machines) with Go 1.26 (go.mod: go 1.26).
 FROM golang:1.26.8-bookworm
@@ -20,38 +25,47 @@ ENV USER=${NB_USER} \
     PIP_DISABLE_PIP_VERSION_CHECK=1 \
     SHELL=/bin/bash
 
-# System packages (root): Python for the venv; Chromium + a font for browser tests and screenshots.
-# scripts/setup.sh would install chromium itself as root, but runs as jovyan below (KGVIZ_SKIP_APT=1).
+# System packages (root): Debian's Python 3.11 for the venv; bubblewrap for `kgviz grade` run inside the image (the
+# teachers' route on macOS/Windows). Nothing for tests: browsers stay on the dev machines.
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-        python3 python3-venv make chromium fonts-dejavu-core \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends python3 python3-venv bubblewrap \
  && rm -rf /var/lib/apt/lists/*
 
-RUN useradd --create-home --uid ${NB_UID} --shell /bin/bash ${NB_USER}
-
-COPY . ${KGVIZ_REPO}
-RUN chown -R ${NB_UID}:${NB_UID} ${HOME} \
- && install -m 0755 ${KGVIZ_REPO}/scripts/docker-entrypoint.sh /usr/local/bin/kgviz-entrypoint
+RUN useradd --create-home --uid ${NB_UID} --shell /bin/bash ${NB_USER} \
+ && mkdir -p ${KGVIZ_REPO} && chown -R ${NB_UID}:${NB_UID} ${HOME}
 
 USER ${NB_USER}
 WORKDIR ${KGVIZ_REPO}
 ENV PATH=${KGVIZ_REPO}/.venv/bin:${KGVIZ_REPO}/.bin:${GOPATH}/bin:/usr/local/go/bin:${PATH}
 
-# The one setup path: venv + pinned Jupyter tools, gonb/goimports from go.mod, the GoNB kernel registered
-# in the venv by `gonb --install --force_deps --go_work=<repo>`, Go module and build caches.
-RUN KGVIZ_SKIP_APT=1 bash scripts/setup.sh \
+# The one setup path (scripts/setup.sh, image profile), in two layers. First what depends only on the locks and
+# go.mod: the venv from tools/requirements-image.txt, gonb/goimports (go.mod) and gopls (tools/gopls/go.mod), built
+# with throw-away Go caches. A change anywhere else in the repo reuses this layer.
+COPY --chown=${NB_UID}:${NB_UID} scripts/setup.sh ${KGVIZ_REPO}/scripts/
+COPY --chown=${NB_UID}:${NB_UID} go.mod go.sum ${KGVIZ_REPO}/
+COPY --chown=${NB_UID}:${NB_UID} tools/requirements-image.txt ${KGVIZ_REPO}/tools/
+COPY --chown=${NB_UID}:${NB_UID} tools/gopls/go.mod tools/gopls/go.sum ${KGVIZ_REPO}/tools/gopls/
+RUN KGVIZ_SKIP_APT=1 KGVIZ_PROFILE=image KGVIZ_STOP_AFTER=gotools bash scripts/setup.sh
+
+# Then the repo, owned by the user (COPY --chown: a `chown -R` would copy the whole tree into one more layer).
+COPY --chown=${NB_UID}:${NB_UID} . ${KGVIZ_REPO}
+USER root
+RUN install -m 0755 ${KGVIZ_REPO}/scripts/docker-entrypoint.sh /usr/local/bin/kgviz-entrypoint \
+ && if [ -e ${KGVIZ_REPO}/solutions ] || [ -e ${KGVIZ_REPO}/notebooks/src ] || [ -e ${KGVIZ_REPO}/exercises/answers_gen_test.go ] \
+       || [ -e ${KGVIZ_REPO}/docs/instructor-guide.md ]; then \
+        echo "the image must not carry answers: keep solutions/, notebooks/src/, exercises/answers_gen_test.go and docs/instructor-guide.md in .dockerignore" >&2; exit 1; \
+    fi
+USER ${NB_USER}
+
+# The rest of setup: the GoNB kernel registered in the venv with --go_work=<repo> (kgviz imports from a notebook
+# in any folder), gonb the default kernel, and only the Go modules notebooks build.
+RUN KGVIZ_SKIP_APT=1 KGVIZ_PROFILE=image bash scripts/setup.sh \
  && grep -q -- "-go_work=${KGVIZ_REPO}" .venv/share/jupyter/kernels/gonb/kernel.json
 
-# Warm the Go build cache the way a notebook does: execute one notebook (the smoke notebook, from build/,
-# i.e. one level below the repo root like notebooks/), then drop the executed copy.
-RUN mkdir -p build \
- && .venv/bin/python tools/nbrun.py --cwd build tools/testdata/smoke.ipynb \
- && rm -rf build
-
-# Trust the course notebooks so their HTML/JS outputs (charts) render when opened.
-RUN for d in notebooks exercises solutions; do \
-        if ls "$d"/*.ipynb >/dev/null 2>&1; then jupyter trust "$d"/*.ipynb; fi; \
-    done
+# Warm the Go build cache the way a student does: execute 00-start-here (its untouched exercise fails, as it
+# must), then drop the executed copy. The entrypoint keeps this cache valid however old the image gets.
+RUN .venv/bin/python tools/nbrun.py notebooks/00-start-here.ipynb \
+ && rm -rf build ${HOME}/.local/share/jupyter/runtime
 
 EXPOSE 8888
 ENTRYPOINT ["/usr/local/bin/kgviz-entrypoint"]

@@ -1,16 +1,21 @@
 # kgviz — developer entry points. Everything environment-related goes through scripts/setup.sh.
 #
 #   make setup           venv (.venv), gonb + goimports (.bin), GoNB kernel in the venv, chromium (as root)
-#   make lab             JupyterLab on notebooks/ at http://127.0.0.1:8888 (LAB_IP=0.0.0.0 LAB_PORT=9999 to change)
-#   make test            everything CI runs: test-go, test-notebooks, test-browser, test-docker
-#   make test-go         go vet + go test + a 20s fuzz smoke of FuzzWorld (FUZZTIME=...)
+#   make lab             JupyterLab on notebooks/: prints the URL to open (no browser); LAB_IP=0.0.0.0 LAB_PORT=9999
+#   make test            everything CI runs: test-go, -grader, -differential, -kafka, -notebooks, -browser, -docker, -image
+#   make test-go         go mod tidy -diff + go vet + go test + a fuzz smoke of FuzzWorld (FUZZTIME=6000x)
+#   make test-grader     kgviz grade in its sandbox: every notebook solved/untouched, the attack suite
 #   make test-differential  Kafka's assignors (Java harness) vs kgviz's on random inputs
+#   make test-kafka      a real Kafka 4.1.1 broker: every demo live, compared with the simulation (realkafka/)
+#   make record-kafka    re-record realkafka/testdata/ (the committed real-broker runs)
 #   make test-notebooks  execute notebooks (nbrun): solutions' checks pass, untouched exercises' checks fail
 #   make test-browser    pytest: tools/test_browser_*.py and test_*.py under charts/ (headless Debian chromium)
-#   make test-docker     static checks of the Dockerfile (no Docker engine needed)
-#   make fuzz-long       FuzzWorld for FUZZTIME=10m
+#   make test-docker     static checks of the Dockerfile; the Python locks resolve on Python 3.11.2 and newer 3.11
+#   make test-image      the students' image built (podman) and started as Binder does; prints size and timings
+#   make fuzz-long       FuzzWorld for FUZZTIME=300000x (about 15 min)
 #   make bench           go benchmarks (BENCH=regexp, BENCHTIME=1s, COUNT=1)
-#   make lock-python     regenerate tools/requirements.txt from tools/requirements.in
+#   make bench-grade     kgviz grade on a class of 30 x 12 notebooks (minutes)
+#   make lock-python     regenerate tools/requirements-image.txt and tools/requirements.txt (for Python 3.11.2)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -22,16 +27,20 @@ PYTEST    := $(VENV_PY) -m pytest -p no:cacheprovider
 export PATH       := $(CURDIR)/.bin:$(PATH)
 export PYTHONPATH := $(CURDIR)/tools$(if $(PYTHONPATH),:$(PYTHONPATH))
 
-FUZZTIME  ?= 20s
+# A count, not a duration: go1.26's fuzz coordinator can fail a duration-bounded run with a bare "context
+# deadline exceeded" at the deadline on a loaded machine (golang/go#75804, fixed in go1.27).
+FUZZTIME  ?= 6000x
 BENCH     ?= .
 BENCHTIME ?= 1s
 COUNT     ?= 1
 NBRUN_FLAGS ?=
 LAB_IP    ?= 127.0.0.1
 LAB_PORT  ?= 8888
-TEST_TARGETS := test-go test-differential test-notebooks test-browser test-docker
+KAFKA_ONLY  ?= .*
+KAFKA_FLAGS ?=
+TEST_TARGETS := test-go test-grader test-differential test-kafka test-notebooks test-browser test-docker test-image
 
-.PHONY: help setup need-setup lab test $(TEST_TARGETS) fuzz fuzz-long bench bench-targets lock-python clean
+.PHONY: help setup need-setup lab test $(TEST_TARGETS) record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -62,11 +71,21 @@ test: need-setup
 	echo "make test: $$p passed, $$f failed"; \
 	[ "$$f" = 0 ]
 
-# KGVIZ_GRADER_TEST=1: the batch grader's test (cmd/kgviz) must run with the venv's Jupyter, not skip.
+# KGVIZ_GRADER_TEST=0: the grader's sandboxed tests run once, in test-grader.
+# The fuzz smoke runs even when a test fails (its result is reported too); the target fails if either does.
 test-go: need-setup
+	go mod tidy -diff
 	go vet ./...
-	KGVIZ_DIFFERENTIAL=0 KGVIZ_GRADER_TEST=1 go test -timeout 20m ./...
-	@$(MAKE) fuzz FUZZTIME=$(FUZZTIME)
+	@rc=0; KGVIZ_DIFFERENTIAL=0 KGVIZ_GRADER_TEST=0 go test -timeout 20m ./... || rc=$$?; \
+	fz=0; $(MAKE) fuzz FUZZTIME=$(FUZZTIME) || fz=$$?; \
+	echo "test-go: go test $$([ $$rc = 0 ] && echo passed || echo FAILED), fuzz smoke $$([ $$fz = 0 ] && echo passed || echo FAILED)"; \
+	[ $$rc = 0 ] && [ $$fz = 0 ]
+
+# The batch grader with its real sandbox (bubblewrap, installed by scripts/setup.sh): every course notebook
+# solved and untouched, the whole-submission time limit, and the attack suite (cmd/kgviz/testdata/attacks);
+# KGVIZ_GRADER_TEST=1 makes a missing sandbox a failure instead of a skip.
+test-grader: need-setup
+	KGVIZ_GRADER_TEST=1 go test -count=1 -timeout 20m -run '^(TestGrade|TestAttacks|TestGradeRefusesWithoutSandbox)$$' ./cmd/kgviz
 
 # Kafka's own assignors (kafka-clients from Maven Central, harness/) against kgviz's on random inputs.
 # KGVIZ_DIFFERENTIAL_N=20000 for a longer run.
@@ -74,20 +93,42 @@ test-differential:
 	bash harness/build.sh
 	KGVIZ_DIFFERENTIAL=1 go test ./kgviz -run '^(TestDifferential|TestFidelityStateNames)' -count=1 -v -timeout 15m
 
+# A real broker (harness/realkafka: Kafka 4.1.1 from Maven Central, started and stopped by the harness):
+# every demo and the KIP-848 scenarios live, each compared outcome by outcome with the simulation;
+# fails on a difference not in realkafka/known_differences.json. One run per scenario (record-kafka records
+# several where the result varies). KAFKA_ONLY='demo0[12]' for a subset, KAFKA_FLAGS="--tick 1000" on a busy machine.
+test-kafka:
+	bash harness/realkafka/build.sh
+	KGVIZ_KAFKA=1 KGVIZ_KAFKA_FLAGS="--runs 1 --only $(KAFKA_ONLY) $(KAFKA_FLAGS)" go test ./realkafka -run '^TestLiveBroker$$' -count=1 -v -timeout 20m
+
+# The same runs, written to realkafka/testdata/ (replaced only if every run completed; with
+# KAFKA_ONLY=<regexp> only the scenarios it matches are run and replaced).
+record-kafka:
+	bash harness/realkafka/build.sh
+	rm -rf build/realkafka-record && mkdir -p build/realkafka-record
+	java -cp 'harness/realkafka/target/kgviz-realkafka.jar:harness/realkafka/target/lib/*' kgviz.realkafka.Main \
+		record --out build/realkafka-record --max-seconds 1500 --only '$(KAFKA_ONLY)' $(KAFKA_FLAGS)
+	mkdir -p realkafka/testdata && if [ '$(KAFKA_ONLY)' = '.*' ]; then rm -f realkafka/testdata/*.json; fi
+	cp build/realkafka-record/*.json realkafka/testdata/
+	go test ./realkafka -count=1 -run '^TestRecordings'
+
 # Every benchmark once, each figure against its target (docs/performance.md).
 bench-targets:
 	bash scripts/bench.sh
 
-# Bounded FuzzWorld run; skipped (with a message) while package kgviz has no FuzzWorld.
+# kgviz grade on a class of 30 students × notebooks 01-12 (docs/performance.md, "Grading").
+bench-grade:
+	KGVIZ_GRADE_CLASS=1 go test -count=1 -timeout 30m -run '^TestGradeClass$$' -v ./cmd/kgviz
+
+# Bounded FuzzWorld run; fails if package kgviz has no FuzzWorld.
 fuzz:
 	@out=$$(go test -list '^FuzzWorld$$' ./kgviz 2>&1) || { echo "$$out"; exit 1; }; \
-	if grep -qx 'FuzzWorld' <<<"$$out"; then \
-		echo "go test ./kgviz -run='^$$' -fuzz='^FuzzWorld$$' -fuzztime=$(FUZZTIME)"; \
-		go test ./kgviz -run='^$$' -fuzz='^FuzzWorld$$' -fuzztime=$(FUZZTIME); \
-	else echo "fuzz: no FuzzWorld target in ./kgviz yet; skipping the fuzz step"; fi
+	grep -qx 'FuzzWorld' <<<"$$out" || { echo "fuzz: no FuzzWorld target in ./kgviz"; exit 1; }; \
+	echo "go test ./kgviz -run='^$$' -fuzz='^FuzzWorld$$' -fuzztime=$(FUZZTIME)"; \
+	go test ./kgviz -run='^$$' -fuzz='^FuzzWorld$$' -fuzztime=$(FUZZTIME)
 
 fuzz-long:
-	@$(MAKE) fuzz FUZZTIME=10m
+	@$(MAKE) fuzz FUZZTIME=300000x
 
 bench:
 	go test ./... -run='^$$' -bench='$(BENCH)' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT)
@@ -103,27 +144,34 @@ test-notebooks: need-setup
 	if [ -z "$$nbs" ]; then echo "test-notebooks: no notebooks/, exercises/ or solutions/ notebooks yet"; \
 	else set -x; $(VENV_PY) tools/nbrun.py $(NBRUN_FLAGS) $$nbs && $(PYTEST) -q tools/test_executed_notebooks.py; fi
 
-# pytest exits 5 when it collects nothing: that is a pass with a message here.
+# Both fail when they find no test to run (no test files, or pytest collecting nothing: exit 5).
 test-browser: need-setup
 	@files="$$(ls tools/test_browser_*.py 2>/dev/null; \
 		[ -d charts ] && find charts -name 'test_*.py' -not -path '*/node_modules/*' | sort || true)"; \
-	if [ -z "$$files" ]; then echo "test-browser: no browser tests found"; exit 0; fi; \
+	if [ -z "$$files" ]; then echo "test-browser: no browser tests found"; exit 1; fi; \
 	echo "test-browser: $$(echo $$files)"; \
 	rc=0; $(PYTEST) -q $$files || rc=$$?; \
-	if [ $$rc = 5 ]; then echo "test-browser: no tests collected"; rc=0; fi; exit $$rc
+	if [ $$rc = 5 ]; then echo "test-browser: no tests collected"; fi; exit $$rc
 
 test-docker: need-setup
-	@rc=0; $(PYTEST) -q tools/test_dockerfile.py || rc=$$?; \
-	if [ $$rc = 5 ]; then echo "test-docker: no tests collected"; rc=0; fi; exit $$rc
+	@for f in tools/test_dockerfile.py tools/test_pylock.py; do [ -f $$f ] || { echo "test-docker: $$f is missing"; exit 1; }; done; \
+	rc=0; $(PYTEST) -q tools/test_dockerfile.py tools/test_pylock.py || rc=$$?; \
+	if [ $$rc = 5 ]; then echo "test-docker: no tests collected"; fi; exit $$rc
 
+# Builds the Dockerfile for real (podman as root; tools/image/). Caches live in KGVIZ_IMAGE_CACHE (default
+# /var/tmp/kgviz-image): the bookworm rootfs, the base image, the apt and venv+tools layers; the images and
+# containers of a run are removed at its end. Figures: build/image/figures.json.
+test-image: need-setup
+	@bash tools/image/install-deps.sh
+	@rc=0; $(PYTEST) -s -q tools/image/test_image.py || rc=$$?; \
+	if [ -f build/image/figures.json ]; then echo "======== image figures (build/image/figures.json) ========"; \
+		$(VENV_PY) -c 'import json; d = json.load(open("build/image/figures.json")); \
+			[print(f"  {k:40} {v}") for k, v in d.items()]'; fi; exit $$rc
+
+# Both locks resolved by pip for Python 3.11.2 (Debian 12's), not for this machine's python3: tools/pylock.py.
 lock-python:
-	rm -rf build/lockvenv && python3 -m venv build/lockvenv
-	build/lockvenv/bin/pip install -q --disable-pip-version-check -r tools/requirements.in
-	{ echo "# Full lock of the Python tools (exact versions). Generated by 'make lock-python' from"; \
-	  echo "# tools/requirements.in with CPython 3.11 on Debian bookworm x86_64; do not edit by hand."; \
-	  build/lockvenv/bin/pip freeze; } >tools/requirements.txt
-	rm -rf build/lockvenv
-	@echo "tools/requirements.txt updated; run make setup"
+	python3 tools/pylock.py lock
+	@echo "locks updated; run make setup"
 
 clean:
 	rm -rf build

@@ -13,21 +13,23 @@ import (
 )
 
 // Chart is one rendered view of a world: an ECharts option (or, for the
-// assignment table, an HTML table), the same view as a Go-rendered SVG, and
-// the little JavaScript that turns the option into a live chart. It is
-// immutable once built; every output method is deterministic except for the
-// element id (see ID).
+// assignment table, an HTML table), the same view as an SVG picture, and the
+// script that turns the option into a live chart. Both come from one view
+// model (see doc.go). A Chart is immutable once built; every output method
+// is deterministic except for the element id (see ID).
 type Chart struct {
-	kind   string         // "timeline", "sequence", ...
-	title  string         // what the chart shows
-	desc   string         // a sentence or two for screen readers and alt text
-	option map[string]any // ECharts option; nil for HTML-only views
-	meta   any            // view data the JavaScript needs besides the option
-	js     string         // view JavaScript: assigns functions to F
-	svg    string         // the static picture
-	body   string         // HTML-only views: the HTML shown instead of a chart
-	width  int
-	height int
+	kind   string // "timeline", "sequence", ...
+	title  string // what the chart shows
+	desc   string // a sentence or two for screen readers and alt text
+	option []byte // the ECharts option, compact JSON; nil for HTML-only views
+	meta   []byte // the view's data its JavaScript functions read, compact JSON
+	svg    string // the static picture
+	body   string // HTML-only views: the HTML shown instead of a chart
+	// width is the chart's width (and largest width: the live chart follows
+	// its container); height the live chart's height; the picture has its
+	// own size (svgW, svgH).
+	width, height int
+	svgW, svgH    int
 
 	idOnce sync.Once
 	id     string
@@ -45,20 +47,21 @@ func (c *Chart) Title() string { return c.title }
 func (c *Chart) Description() string { return c.desc }
 
 // OptionJSON returns the ECharts option as indented JSON ("" for HTML-only
-// views). Functions (renderItem, formatters) appear as "kgviz:fn:NAME"
-// strings that the chart's script replaces with the view's functions.
+// views). Functions (renderItem, formatters) appear as go-echarts function
+// references, "__f__NAME__f__", which the chart's script replaces by the
+// view's function NAME (charts/js/*.js).
 func (c *Chart) OptionJSON() string {
 	if c.option == nil {
 		return ""
 	}
-	b, err := json.MarshalIndent(c.option, "", " ")
-	if err != nil {
+	var b bytes.Buffer
+	if err := json.Indent(&b, c.option, "", " "); err != nil {
 		return ""
 	}
-	return string(b) + "\n"
+	return b.String() + "\n"
 }
 
-// SVG returns the view as a standalone SVG document, drawn in Go.
+// SVG returns the view as a standalone SVG document.
 func (c *Chart) SVG() string { return c.svg }
 
 // WriteSVG writes SVG() to path.
@@ -82,7 +85,7 @@ func (c *Chart) ID() string {
 		}
 		h := sha256.New()
 		h.Write([]byte(c.kind))
-		h.Write(compactJSON(c.option))
+		h.Write(c.option)
 		h.Write([]byte(c.svg))
 		h.Write([]byte(c.body))
 		idMu.Lock()
@@ -132,9 +135,6 @@ func compactJSON(v any) []byte {
 	return b
 }
 
-// fn is how an option refers to one of the view's JavaScript functions.
-func fn(name string) string { return "kgviz:fn:" + name }
-
 // svgDataURI returns the SVG as a base64 data URI, which HTML sanitizers
 // (JupyterLab's, nbviewer's) keep in an <img> while they drop <svg> and
 // <script>. (Percent-encoding was measured too: no smaller for these SVGs.)
@@ -155,63 +155,79 @@ func (c *Chart) HTML() string {
 	}
 	fmt.Fprintf(&b, "<div id=\"%s\" class=\"kgviz kgviz-%s\" style=\"width:100%%;max-width:%dpx\">", id, c.kind, c.width)
 	fmt.Fprintf(&b, "<img src=\"%s\" width=\"%d\" height=\"%d\" alt=\"%s\" style=\"max-width:100%%;height:auto;display:block\">",
-		svgDataURI(c.svg), c.width, c.height, escHTML(c.title+". "+c.desc))
+		svgDataURI(c.svg), c.svgW, c.svgH, escHTML(c.title+". "+c.desc))
 	b.WriteString("</div>\n<script>")
-	b.WriteString(bootJS(id, c.width, c.height, compactJSON(c.option), compactJSON(c.meta), c.js))
+	b.WriteString(c.script(id))
 	b.WriteString("</script>\n")
 	return b.String()
 }
 
-// bootJS is the script of one chart. It runs in an IIFE (no globals but the
-// shared queue window.__kgvizQ), draws at once when window.echarts exists and
-// otherwise queues itself for the library block, which drains the queue.
-func bootJS(id string, w, h int, option, meta []byte, view string) string {
+// script is the chart's script: its data, then the embedded JavaScript
+// (js/common.js, the view's js/<kind>.js, js/boot.js), all inside one
+// function so that nothing but window.__kgvizQ becomes global and a cell
+// can run again.
+func (c *Chart) script(id string) string {
 	var b strings.Builder
-	b.WriteString("(function(){\"use strict\";var id=\"")
-	b.WriteString(id)
-	fmt.Fprintf(&b, "\",W=%d,H=%d,o=", w, h)
-	b.Write(option)
-	b.WriteString(",m=")
-	b.Write(meta)
-	b.WriteString(",F={};\n")
-	b.WriteString(commonJS)
-	b.WriteString(view)
-	b.WriteString(drawJS)
+	b.WriteString("(function () {\n\"use strict\";\nvar chart = {\"id\": ")
+	b.Write(compactJSON(id))
+	fmt.Fprintf(&b, ", \"width\": %d, \"height\": %d, \"option\": ", c.width, c.height)
+	b.Write(c.option)
+	b.WriteString(", \"meta\": ")
+	if c.meta == nil {
+		b.WriteString("null")
+	} else {
+		b.Write(c.meta)
+	}
+	b.WriteString("};\nvar F = {};\n")
+	b.WriteString(jsCommon)
+	b.WriteString(jsView[c.kind])
+	b.WriteString(jsBoot)
 	b.WriteString("})();")
 	return b.String()
 }
-
-// commonJS holds helpers every view's functions may use.
-const commonJS = `function esc(s){return String(s).replace(/[&<>"']/g,function(c){return"&#"+c.charCodeAt(0)+";"})}
-`
-
-// drawJS finds the chart's element (retrying while the output is not yet
-// attached), replaces "kgviz:fn:" strings by the view's functions, draws, and
-// removes the static picture only once the live chart is drawn.
-const drawJS = `function fix(x){if(Array.isArray(x)){for(var i=0;i<x.length;i++)x[i]=fix(x[i]);return x}
-if(x&&typeof x==="object"){for(var k in x){var v=x[k];if(typeof v==="string"&&v.indexOf("kgviz:fn:")===0&&F[v.slice(9)])x[k]=F[v.slice(9)];else x[k]=fix(v)}}return x}
-function draw(ec,n){var el=document.getElementById(id);n=n||0;
-if(!el||!el.isConnected){if(n<200)setTimeout(function(){draw(ec,n+1)},50);return}
-if(el.getAttribute("data-kgviz-drawn"))return;el.setAttribute("data-kgviz-drawn","1");
-var c=document.createElement("div");c.style.cssText="width:100%;height:"+H+"px";el.appendChild(c);
-try{var ch=ec.init(c,null,c.clientWidth?{}:{width:W,height:H});ch.setOption(fix(o));
-var img=el.querySelector("img");if(img)el.removeChild(img);
-if(window.ResizeObserver)new ResizeObserver(function(){if(c.clientWidth)ch.resize({width:"auto",height:H})}).observe(c)}
-catch(e){el.removeChild(c);el.removeAttribute("data-kgviz-drawn");throw e}}
-var w=window;if(w.echarts&&w.echarts.init)draw(w.echarts);else(w.__kgvizQ=w.__kgvizQ||[]).push(draw);
-`
 
 // LibraryHTML returns the <script> element that puts the vendored ECharts
 // library on a page (once: it does nothing when window.echarts already
 // exists) and then draws every chart that was waiting for it. The library is
 // executed with define, exports and module shadowed, so that under RequireJS
 // (classic Notebook, nbconvert's HTML export) it still sets window.echarts
-// instead of registering an anonymous AMD module.
+// instead of registering an anonymous AMD module. See js/library.js.
 func LibraryHTML() string { return libraryHTML }
 
 var libraryHTML = "<script data-kgviz-library=\"echarts " + EChartsVersion + "\">/* " +
 	strings.ReplaceAll(strings.TrimSpace(echartsNotice), "*/", "* /") +
 	". Apache ECharts " + EChartsVersion + ", Apache License 2.0. */\n" +
-	"(function(){var w=window;if(!(w.echarts&&w.echarts.init)){(function(define,exports,module){\n" +
-	echartsJS +
-	"\n}).call(w)}var q=w.__kgvizQ||[];w.__kgvizQ=[];for(var i=0;i<q.length;i++){try{q[i](w.echarts)}catch(e){setTimeout(function(){throw e})}}})();\n</script>\n"
+	strings.Replace(jsLibrary, "// @echarts\n", echartsJS+"\n", 1) + "</script>\n"
+
+// render turns a view model into a Chart: the option from its ECharts
+// renderer, the picture from its SVG renderer.
+func render(v view, cfg *config) *Chart {
+	f := v.frame()
+	c := &Chart{kind: f.kind, title: f.title, desc: f.desc, width: f.width, height: f.liveH(), svgW: f.width, svgH: f.height}
+	chart, x := v.echarts()
+	opt, err := optionJSON(chart, x)
+	if err != nil {
+		// The option model and ext disagree (a go-echarts upgrade): keep
+		// the picture, which needs no option. TestOptionShape fails first.
+		opt = nil
+	}
+	c.option = opt
+	c.meta = compactJSON(v.meta())
+	c.svg = v.svg()
+	if c.option == nil {
+		c.body = `<img src="` + svgDataURI(c.svg) + `" alt="` + escHTML(c.title+". "+c.desc) + `">`
+	}
+	return c.withID(cfg)
+}
+
+// view is a view model: pure data computed from package fold, and its two
+// renderers.
+type view interface {
+	frame() *frame
+	// echarts builds the option with go-echarts and the extension.
+	echarts() (goChart, *ext)
+	// meta is the data the view's JavaScript functions read.
+	meta() any
+	// svg draws the static picture.
+	svg() string
+}

@@ -2,8 +2,10 @@ package charts
 
 import (
 	"flag"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/kgviz/kgviz/kgviz"
@@ -11,7 +13,8 @@ import (
 
 var update = flag.Bool("update", false, "rewrite testdata/*.golden")
 
-// golden compares got with testdata/name, or rewrites it with -update.
+// golden compares got with testdata/name, or rewrites it with -update. A
+// mismatch reports the first line that differs, with its neighbours.
 func golden(t *testing.T, name, got string) {
 	t.Helper()
 	path := filepath.Join("testdata", name)
@@ -29,28 +32,63 @@ func golden(t *testing.T, name, got string) {
 		t.Fatalf("%v (run go test ./charts -update to create it)", err)
 	}
 	if string(want) != got {
-		t.Errorf("%s differs from the golden file (%d vs %d bytes); if the change is intended, run go test ./charts -update and review the diff", path, len(got), len(want))
+		t.Errorf("%s differs from the golden file (%d bytes, want %d):\n%s\nif the change is intended, run go test ./charts -update and review the diff",
+			path, len(got), len(want), firstDiff(string(want), got))
 	}
 }
 
+// firstDiff shows the first differing line of two texts (SVGs are one long
+// line: then the first differing 120 characters) with some context.
+func firstDiff(want, got string) string {
+	wl, gl := strings.Split(want, "\n"), strings.Split(got, "\n")
+	for i := 0; i < max(len(wl), len(gl)); i++ {
+		var w, g string
+		if i < len(wl) {
+			w = wl[i]
+		}
+		if i < len(gl) {
+			g = gl[i]
+		}
+		if w == g {
+			continue
+		}
+		j := 0
+		for j < len(w) && j < len(g) && w[j] == g[j] {
+			j++
+		}
+		from := max(0, j-60)
+		cut := func(s string) string { return s[min(from, len(s)):min(len(s), j+60)] }
+		return fmt.Sprintf("line %d, byte %d:\n  want …%s…\n  got  …%s…", i+1, j, cut(w), cut(g))
+	}
+	return "(equal lines, different line endings)"
+}
+
 // goldenCharts are the charts pinned by golden files: every view, on the
-// demo worlds that show it best.
+// worlds that show it best, and the rough edges.
 func goldenCharts(t *testing.T) map[string]*Chart {
 	reb, rng, coop := world(t, "rebalance"), world(t, "range"), world(t, "cooperative")
 	ca, cb, fen, lso, tx := world(t, "commit-after"), world(t, "commit-before"), world(t, "fencing"), world(t, "lso"), world(t, "transactions")
+	stop, inc, sw, empty := world(t, "stopped"), world(t, "incomplete"), world(t, "switch"), world(t, "empty")
 	return map[string]*Chart{
 		"timeline-rebalance":       Timeline(reb, ID("g")),
 		"timeline-fencing":         Timeline(fen, ID("g")),
+		"timeline-switch":          Timeline(sw, ID("g")),
 		"sequence-rebalance":       Sequence(reb, ID("g")),
 		"sequence-fencing-txn":     Sequence(fen, ID("g"), Families(kgviz.FamilyTransactions, kgviz.FamilyOffsets), Ticks(60, 100)),
+		"sequence-commit-after":    Sequence(ca, ID("g")),
 		"heatmap-range":            Heatmap(rng, ID("g")),
 		"heatmap-cooperative":      Heatmap(coop, ID("g")),
+		"heatmap-incomplete":       Heatmap(inc, ID("g")),
 		"topiclog-lso":             TopicLog(lso, ID("g")),
 		"topiclog-commit-after":    TopicLog(ca, ID("g"), Isolation("read_uncommitted")),
+		"topiclog-transactions":    TopicLog(tx, ID("g")),
 		"pausemeter-range-vs-coop": PauseMeterWith([]Option{ID("g")}, Named("range", rng), Named("cooperative-sticky", coop)),
 		"outcomes-delivery":        OutcomesWith([]Option{ID("g")}, Named("commit after", ca), Named("commit before", cb), Named("transactions", tx)),
 		"assignments-range":        Assignments(rng, ID("g")),
 		"assignments-cooperative":  Assignments(coop, ID("g")),
+		"stopped-timeline":         Timeline(stop, ID("g")),
+		"stopped-assignments":      Assignments(stop, ID("g")),
+		"empty-heatmap":            Heatmap(empty, ID("g")),
 	}
 }
 

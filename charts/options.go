@@ -1,7 +1,5 @@
 package charts
 
-import "strconv"
-
 // Option changes how a view is built. Options that do not apply to a view are
 // ignored by it.
 type Option func(*config)
@@ -87,4 +85,18 @@ func (c *config) tickRange(now int) (int, int) {
 	return from, to
 }
 
-func itoa(i int) string { return strconv.Itoa(i) }
+// widthOr returns the Size width, or def.
+func (c *config) widthOr(def int) int {
+	if c.width > 0 {
+		return c.width
+	}
+	return def
+}
+
+// heightOr returns the Size height, or def.
+func (c *config) heightOr(def int) int {
+	if c.height > 0 {
+		return c.height
+	}
+	return def
+}

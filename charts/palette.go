@@ -38,17 +38,17 @@ type activity struct {
 
 // activities lists the member activities, in legend order.
 var activities = []activity{
-	{kgviz.ActivityStarting, "#BBBBBB", false},
-	{kgviz.ActivityJoining, colOrange, false},
-	{kgviz.ActivitySyncing, colYellow, false},
-	{kgviz.ActivityOffsetFetch, colPurple, false},
-	{kgviz.ActivityFetching, colSkyBlue, false},
-	{kgviz.ActivityProcessing, colBlue, true},
-	{kgviz.ActivityProducing, colBlueTint, false},
-	{kgviz.ActivityCommitting, colGreen, true},
-	{kgviz.ActivityRevoking, colVermilion, true},
-	{kgviz.ActivityIdle, "#F2F2F2", false},
-	{kgviz.ActivityDead, colBlack, true},
+	{string(kgviz.ActivityStarting), "#BBBBBB", false},
+	{string(kgviz.ActivityJoining), colOrange, false},
+	{string(kgviz.ActivitySyncing), colYellow, false},
+	{string(kgviz.ActivityOffsetFetch), colPurple, false},
+	{string(kgviz.ActivityFetching), colSkyBlue, false},
+	{string(kgviz.ActivityProcessing), colBlue, true},
+	{string(kgviz.ActivityProducing), colBlueTint, false},
+	{string(kgviz.ActivityCommitting), colGreen, true},
+	{string(kgviz.ActivityRevoking), colVermilion, true},
+	{string(kgviz.ActivityIdle), "#F2F2F2", false},
+	{string(kgviz.ActivityDead), colBlack, true},
 }
 
 // groupStates lists the coordinator's group states (Kafka's GroupState names).

@@ -2,9 +2,11 @@ package charts
 
 import (
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/kgviz/fold"
 )
 
 // families in legend order, with their colours.
@@ -19,289 +21,403 @@ var familyOrder = []struct{ name, color, label string }{
 // Sequence draws the requests and responses between the members and the
 // broker as a sequence diagram: lanes C1, B1, C2, ... with time (ticks)
 // going down, one arrow per request (solid) and response (dashed), labelled
-// with the API, the generation and, in red, the error code; lost messages end
-// in a ✕. Options: Families (API families to show), Ticks, Title, Size, ID.
-// The live chart adds a legend per family (click to hide) and a zoom on ticks.
+// with the API, the generation and, in red, the error code; lost messages
+// end in a ✕; configuration changes and a stop are marked. Labels never
+// overlap: each gets a place along its arrow where it is free, or only the
+// tooltip names it. The live chart shows the whole run; zoom in with the
+// slider, ctrl + mouse wheel or the toolbox for labels hidden at the
+// overview's scale. Options: Families (API families to show), Ticks, Title,
+// Size, ID.
 func Sequence(src Source, opts ...Option) *Chart {
 	cfg := newConfig(opts)
-	evs := src.Events()
+	return render(newSequence(src, cfg), cfg)
+}
+
+// seqModel is the sequence diagram's view model.
+type seqModel struct {
+	fr         *frame
+	from, last int // ticks on the axis; arrows sent at to end at to+1 = last
+	lanes      []string
+	arrows     []seqArrow
+	families   []int // indexes into familyOrder, legend order
+	labels     []seqLabel
+	hidden     int        // arrows whose label found no free place (tooltip only)
+	marks      []timeMark // configuration changes, the stop
+	crosses    []seqLabel // the ✕ where lost messages end (placed first)
+	markLabels []seqLabel // the marks' labels (arrow: -1 - the mark's index)
+	texts      strTable
+	pxTick     float64 // the picture's scale
+	liveTick   float64 // the live chart's scale when it shows everything
+}
+
+type seqArrow struct {
+	from, to int // lanes
+	t1, t2   int // sent, arrives (or is lost)
+	family   int
+	flags    int // seqResponse | seqError | seqLost
+	count    int // identical messages drawn as one arrow ("×3")
+	full     int // text: API, generation, error
+	label    int // index into labels, -1: no label
+	cross    int // index into crosses, -1: not lost
+}
+
+const (
+	seqResponse = 1
+	seqError    = 2
+	seqLost     = 4
+)
+
+// seqLabel is a label placed on an arrow: at fraction k of the way from
+// its start, shifted by dx and dy pixels, aligned left, centre or right.
+type seqLabel struct {
+	arrow     int
+	text      string
+	id        int // text, interned
+	k, dx, dy float64
+	align     int // 0 centre, 1 left (starts at the anchor), 2 right (ends at it)
+	w, h      float64
+	red       bool
+}
+
+// Sequence layout (px).
+const (
+	seqPxTick   = 18.0 // the picture's scale: one tick
+	seqLeft     = 56.0
+	seqRight    = 40.0 // room for the zoom slider
+	seqHeaderH  = 30.0 // lane names above the plot
+	seqBottom   = 16.0
+	seqLoopW    = 26.0 // a self message's loop
+	seqLabelH   = 13.0 // a 10px label with its halo
+	seqLabelPad = 8.0  // room left and right of a label's text
+	seqMaxLiveH = 1100 // the live chart shows everything within this height
+	seqMinLive  = 3.0  // ... unless that needs fewer px per tick
+)
+
+// labelSlots are the places tried for a label along its arrow, in order.
+var labelSlots = []float64{0.5, 0.32, 0.68, 0.2, 0.8, 0.1, 0.9}
+
+func newSequence(src Source, cfg *config) *seqModel {
 	from, to := cfg.tickRange(src.Now())
+	f := fold.Of(src)
+	m := &seqModel{from: from, last: to + 1, pxTick: seqPxTick}
 	members := src.Members()
-	var lanes []string
 	if len(members) > 0 {
-		lanes = append(lanes, members[0])
+		m.lanes = append(m.lanes, members[0])
 	}
-	lanes = append(lanes, "B1")
+	m.lanes = append(m.lanes, "B1")
 	if len(members) > 1 {
-		lanes = append(lanes, members[1:]...)
+		m.lanes = append(m.lanes, members[1:]...)
 	}
 	li := map[string]int{}
-	for i, l := range lanes {
+	for i, l := range m.lanes {
 		li[l] = i
 	}
-	all := messages(evs)
-	var msgs []message
-	for _, m := range all {
-		if m.Tick < from || m.Tick > to {
+	famIndex := map[string]int{}
+	for i, fam := range familyOrder {
+		famIndex[fam.name] = i
+	}
+	var msgs []fold.Message
+	for _, msg := range f.Messages() {
+		if msg.Tick < from || msg.Tick > to {
 			continue
 		}
-		if cfg.families != nil && !cfg.families[kgviz.APIFamily(m.API)] {
+		if cfg.families != nil && !cfg.families[kgviz.APIFamily(msg.API)] {
 			continue
 		}
-		for _, end := range []string{m.From, m.To} {
+		for _, end := range []string{msg.From, msg.To} {
 			if _, ok := li[end]; !ok && end != "" {
-				li[end] = len(lanes)
-				lanes = append(lanes, end)
+				li[end] = len(m.lanes)
+				m.lanes = append(m.lanes, end)
 			}
 		}
-		msgs = append(msgs, m)
+		msgs = append(msgs, msg)
 	}
-	// Arrows may end one tick after the range.
-	last := to + 1
 
+	// Arrows: identical messages (same ends, ticks, API, outcome) are one.
+	type akey struct {
+		from, to, t1, t2, flags int
+		label                   string
+	}
+	seen := map[akey]int{}
+	present := map[int]bool{}
+	for _, msg := range msgs {
+		flags := 0
+		if msg.Response {
+			flags |= seqResponse
+			if msg.Err != kgviz.NONE {
+				flags |= seqError
+			}
+		}
+		if msg.Dropped {
+			flags |= seqLost
+		}
+		k := akey{li[msg.From], li[msg.To], msg.Tick, msg.Arrive, flags, msg.Label()}
+		if i, ok := seen[k]; ok {
+			m.arrows[i].count++
+			continue
+		}
+		fam := famIndex[kgviz.APIFamily(msg.API)]
+		present[fam] = true
+		seen[k] = len(m.arrows)
+		m.arrows = append(m.arrows, seqArrow{from: k.from, to: k.to, t1: msg.Tick, t2: msg.Arrive, family: fam,
+			flags: flags, count: 1, full: m.texts.id(msg.Label()), label: -1, cross: -1})
+	}
+	for i := range familyOrder {
+		if present[i] {
+			m.families = append(m.families, i)
+		}
+	}
+	for _, mk := range timeMarks(f, from, to, false, false) {
+		m.marks = append(m.marks, mk)
+	}
+
+	// Frame.
 	title := cfg.title
 	if title == "" {
 		title = "Sequence diagram: requests and responses between members and broker B1"
 	}
-	var fams []string
+	famText := "all API families"
 	if cfg.families != nil {
-		for _, f := range familyOrder {
-			if cfg.families[f.name] {
-				fams = append(fams, f.name)
+		var fams []string
+		for _, fam := range familyOrder {
+			if cfg.families[fam.name] {
+				fams = append(fams, fam.name)
 			}
 		}
-	}
-	famText := "all API families"
-	if fams != nil {
 		famText = "API families: " + strings.Join(fams, ", ")
 	}
 	sub := fmt.Sprintf("ticks %d–%d · %s · solid = request, dashed = response, red = error code, ✕ = lost", from, to, famText)
-	desc := sequenceDesc(lanes, msgs, from, to)
+	var legend []legendItem
+	for _, i := range m.families {
+		legend = append(legend, legendItem{familyOrder[i].label, familyOrder[i].color, swatchFill})
+	}
+	legend = markLegend(legend, m.marks)
+	width := cfg.widthOr(defaultWidth)
+	desc := sequenceDesc(m.lanes, msgs, from, to) + stopDesc(f)
+	m.fr = newFrame("sequence", title, sub, desc, width, legend, stopNote(f, ""))
+	y0 := m.fr.contentTop + seqHeaderH
+	m.fr.plot = box{seqLeft, y0, float64(width) - seqRight, y0 + float64(m.last-from)*m.pxTick}
+	m.fr.height = int(math.Ceil(m.fr.plot.y1 + seqBottom))
+	if len(m.arrows) == 0 {
+		m.fr.empty = "No request or response in these ticks."
+		if len(members) == 0 {
+			m.fr.empty = "Nothing to show: the world has no members yet (AddMember, then RunUntil)."
+		}
+		m.fr.plot.y1 = y0 + 8*m.pxTick
+		m.fr.height = int(m.fr.plot.y1 + seqBottom)
+	}
+	// The live chart: everything at once, at most seqMaxLiveH high (more
+	// only for very long runs), unless Size says otherwise.
+	avail := float64(seqMaxLiveH) - y0 - seqBottom
+	m.liveTick = math.Min(m.pxTick, math.Max(seqMinLive, avail/float64(max(1, m.last-from))))
+	m.fr.liveHeight = int(math.Ceil(y0 + m.liveTick*float64(m.last-from) + seqBottom))
+	if len(m.arrows) == 0 {
+		m.fr.liveHeight = m.fr.height
+	}
+	if cfg.height > 0 {
+		m.fr.liveHeight = cfg.height
+		m.liveTick = (float64(cfg.height) - y0 - seqBottom) / float64(max(1, m.last-from))
+	}
+	m.layoutLabels()
+	if m.hidden > 0 {
+		m.fr.sub += fmt.Sprintf(" · %s without room: hover the arrows", plural(m.hidden, "label"))
+	}
+	return m
+}
 
-	width := cfg.width
-	if width == 0 {
-		width = defaultWidth
-	}
-	const pxTick = 18
-	left, right := 70, 70
-	legendH := legendRows(familyLabels(), float64(width-40)) * 18
-	top := titleH + legendH + 34
-	ticks := last - from + 1
-	svgH := top + ticks*pxTick + 30
-	height := cfg.height
-	if height == 0 {
-		height = svgH
-		if height > 760 {
-			height = 760
-		}
-	}
+func (m *seqModel) frame() *frame { return m.fr }
 
-	// Option: one custom series per family, arrows drawn by renderItem.
-	opt := baseOption(title, sub, desc)
-	byFam := map[string][][]any{}
-	slots := map[[3]int]int{} // messages with the same ends and tick: labels stacked
-	var labelTab apiTable     // labels are sent once, items refer to them
-	for _, m := range msgs {
-		flags := 0
-		if m.Response {
-			flags |= 1
-		}
-		if m.Response && m.Err != kgviz.NONE {
-			flags |= 2
-		}
-		if m.Dropped {
-			flags |= 4
-		}
-		f := kgviz.APIFamily(m.API)
-		key := [3]int{li[m.From], m.Tick, li[m.To]}
-		slot := slots[key]
-		slots[key]++
-		// A plain acknowledgement needs no label (its arrow is dashed, the
-		// tooltip names it); group responses keep theirs (generation).
-		label := m.label()
-		if m.Response && m.Err == kgviz.NONE && f != kgviz.FamilyGroup {
-			label = ""
-		}
-		byFam[f] = append(byFam[f], []any{li[m.From], m.Tick, li[m.To], m.Arrive, flags, labelTab.id(label), slot, labelTab.id(m.label())})
-	}
-	var series []any
-	var legend []string
-	for _, f := range familyOrder {
-		d, ok := byFam[f.name]
-		if !ok {
-			continue
-		}
-		series = append(series, map[string]any{"type": "custom", "name": f.label, "renderItem": fn("arrow"), "data": d,
-			"itemStyle": map[string]any{"color": f.color}, "encode": map[string]any{"x": []int{0, 2}, "y": []int{1, 3}},
-			"clip": true, "tooltip": map[string]any{"formatter": fn("tip")}})
-		legend = append(legend, f.label)
-	}
-	// Lifelines, drawn by a series of their own (a category axis puts its
-	// split lines between lanes, not on them).
-	var life [][]int
-	for i := range lanes {
-		life = append(life, []int{i})
-	}
-	series = append([]any{map[string]any{"type": "custom", "name": "lifelines", "renderItem": fn("life"), "data": life,
-		"silent": true, "z": 0, "encode": map[string]any{"x": 0}, "tooltip": map[string]any{"show": false}}}, series...)
-	opt["series"] = series
-	opt["legend"] = map[string]any{"top": titleH - 4, "left": 10, "right": 10, "itemWidth": 12, "itemHeight": 10, "data": legend}
-	opt["grid"] = map[string]any{"left": left, "right": right, "top": top, "bottom": 16}
-	opt["xAxis"] = map[string]any{"type": "category", "data": lanes, "position": "top", "name": "",
-		"axisLabel": map[string]any{"fontWeight": "bold", "fontSize": 12, "interval": 0}, "splitLine": map[string]any{"show": false},
-		"axisTick": map[string]any{"show": false}, "axisLine": map[string]any{"show": false}}
-	opt["yAxis"] = map[string]any{"type": "value", "inverse": true, "min": from, "max": last, "minInterval": 1, "name": "tick",
-		"nameLocation": "start", "splitLine": map[string]any{"show": false}}
-	winEnd := from + (height-top-16)/pxTick
-	if winEnd > last {
-		winEnd = last
-	}
-	opt["dataZoom"] = []any{
-		map[string]any{"type": "slider", "yAxisIndex": 0, "filterMode": "none", "startValue": from, "endValue": winEnd, "width": 16, "right": 8},
-		map[string]any{"type": "inside", "yAxisIndex": 0, "filterMode": "none", "startValue": from, "endValue": winEnd, "zoomOnMouseWheel": false, "moveOnMouseWheel": true},
-	}
-	meta := map[string]any{"lanes": lanes, "labels": labelTab.names}
-	c := &Chart{kind: "sequence", title: title, desc: desc, option: opt, meta: meta, js: sequenceJS, width: width, height: height}
+// gap is the distance between two lanes in the picture.
+func (m *seqModel) gap() float64 { return m.fr.plot.w() / float64(max(1, len(m.lanes))) }
 
-	// SVG: the whole range, one arrow per message.
-	svg := newSVG(width, svgH, title, desc)
-	svg.text(12, 40, sub, "s", "")
-	var items []legendItem
-	for _, f := range familyOrder {
-		if _, ok := byFam[f.name]; ok {
-			items = append(items, legendItem{f.label, f.color, ""})
+// laneX and tickY place a lane and a tick in the picture.
+func (m *seqModel) laneX(l float64) float64 { return m.fr.plot.x0 + m.gap()*(l+0.5) }
+func (m *seqModel) tickY(t float64) float64 { return m.fr.plot.y0 + (t-float64(m.from))*m.pxTick }
+
+// end is where an arrow's line ends: half way for a lost message.
+func (m *seqModel) end(a seqArrow) (x, y float64) {
+	xa, ya, xb, yb := m.laneX(float64(a.from)), m.tickY(float64(a.t1)), m.laneX(float64(a.to)), m.tickY(float64(a.t2))
+	if a.flags&seqLost != 0 && a.from != a.to {
+		return (xa + xb) / 2, (ya + yb) / 2
+	}
+	return xb, yb
+}
+
+// labelBox is a label's box in the picture.
+func (m *seqModel) labelBox(l seqLabel) box {
+	var xa, ya, xb, yb float64
+	if l.arrow < 0 { // a mark's label: right-aligned above its line
+		mk := m.marks[-l.arrow-1]
+		xa, ya = m.fr.plot.x1-2, m.tickY(float64(mk.tick))-seqLabelH/2-1
+		xb, yb = xa, ya
+	} else {
+		a := m.arrows[l.arrow]
+		xa, ya = m.laneX(float64(a.from)), m.tickY(float64(a.t1))
+		xb, yb = m.laneX(float64(a.to)), m.tickY(float64(a.t2))
+	}
+	x, y := xa+l.k*(xb-xa)+l.dx, ya+l.k*(yb-ya)+l.dy
+	switch l.align {
+	case 1:
+		return box{x, y - l.h/2, x + l.w, y + l.h/2}
+	case 2:
+		return box{x - l.w, y - l.h/2, x, y + l.h/2}
+	}
+	return box{x - l.w/2, y - l.h/2, x + l.w/2, y + l.h/2}
+}
+
+// layoutLabels gives every arrow that needs a label a free place (the
+// most important first: errors and lost messages, requests, then group
+// responses), trying places along the arrow and then a shorter text; an
+// arrow that finds none keeps only its tooltip. The ✕ of lost messages and
+// the marks' labels come first.
+func (m *seqModel) layoutLabels() {
+	plot := m.fr.plot
+	var placed []box
+	free := func(b box) bool {
+		if !b.inside(plot) {
+			return false
 		}
-	}
-	svg.legend(12, float64(titleH+10), float64(width-20), items)
-	// One arrow head per colour (SVG 1.1 has no context-stroke).
-	svg.raw("<defs>")
-	for i, f := range familyOrder {
-		svg.raw(`<marker id="h` + itoa(i) + `" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="` + f.color + `"/></marker>`)
-	}
-	svg.raw(`<marker id="hx" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="7" markerHeight="7" orient="auto"><path d="M0 0L10 5L0 10z" fill="#D55E00"/></marker></defs>`)
-	svg.raw(`<style>.l text{font-size:10px;text-anchor:middle}.e text{fill:#D55E00;font-weight:bold}</style>`)
-	x0, x1 := float64(left), float64(width-right)
-	gap := (x1 - x0) / float64(len(lanes))
-	laneX := func(i int) float64 { return x0 + gap*(float64(i)+0.5) }
-	y0 := float64(top)
-	yOf := func(t int) float64 { return y0 + float64(t-from)*pxTick }
-	for i, l := range lanes {
-		x := laneX(i)
-		svg.text(x, y0-10, fit(l, gap-8), "m", `font-weight="bold" font-size="12"`)
-		svg.line(x, y0-4, x, yOf(last), "g", `stroke-dasharray="4 3"`)
-	}
-	step := tickStep(pxTick, 40)
-	for t := (from + step - 1) / step * step; t <= last; t += step {
-		svg.text(x0-12, yOf(t)+4, itoa(t), "r", `fill="#777"`)
-		svg.line(x0-8, yOf(t), x0-2, yOf(t), "g", "")
-	}
-	svg.text(x0-12, y0-10, "tick", "r", `fill="#777"`)
-	// Arrows grouped by style so that each element carries only its geometry.
-	ri := func(x float64) string { return itoa(int(x + 0.5 - boolf(x < 0))) }
-	var errPaths, errLabels strings.Builder
-	for fi, f := range familyOrder {
-		d, ok := byFam[f.name]
-		if !ok {
-			continue
-		}
-		var req, resp, lost, labels strings.Builder
-		for _, a := range d {
-			fl, tl, t1, t2, flags := a[0].(int), a[2].(int), a[1].(int), a[3].(int), a[4].(int)
-			label := labelTab.names[a[5].(int)]
-			xa, ya, xb, yb := laneX(fl), yOf(t1), laneX(tl), yOf(t2)
-			paths := &req
-			if flags&1 != 0 {
-				paths = &resp
+		for _, o := range placed {
+			if o.overlaps(b) {
+				return false
 			}
-			lbl := &labels
-			if flags&2 != 0 {
-				paths, lbl = &errPaths, &errLabels
+		}
+		return true
+	}
+	// The ✕ of lost messages, half way along their arrow. Messages lost on
+	// the same path at the same ticks share one ✕, drawn by the first.
+	crossAt := map[string]int{}
+	for i, a := range m.arrows {
+		if a.flags&seqLost != 0 && a.from != a.to {
+			l := seqLabel{arrow: i, text: "✕", id: m.texts.id("✕"), k: 0.5, w: 10, h: 14, red: true}
+			b := m.labelBox(l)
+			key := fmt.Sprint(b)
+			if _, ok := crossAt[key]; ok {
+				m.arrows[i].cross = -1 // drawn once, by the first of them
+				continue
 			}
-			if fl == tl { // self message: a small loop
-				paths.WriteString(`<path d="M` + ri(xa) + ` ` + ri(ya) + `h26v` + ri(yb-ya) + `h-26"/>`)
-				if label == "" {
-					continue
+			crossAt[key] = len(m.crosses)
+			placed = append(placed, b)
+			m.arrows[i].cross = len(m.crosses)
+			m.crosses = append(m.crosses, l)
+		}
+	}
+	// Then the marks: their labels sit at the right end of their line.
+	for i, mk := range m.marks {
+		l := seqLabel{arrow: -i - 1, text: mk.label, id: m.texts.id(mk.label), align: 2, w: textWidth(mk.label, fontSmall, false) + seqLabelPad, h: seqLabelH, red: mk.tone == toneError}
+		if b := m.labelBox(l); free(b) {
+			placed = append(placed, b)
+			m.markLabels = append(m.markLabels, l)
+		}
+	}
+	rank := func(a seqArrow) int {
+		switch {
+		case a.flags&(seqError|seqLost) != 0:
+			return 0
+		case a.flags&seqResponse == 0:
+			return 1
+		}
+		return 2
+	}
+	for r := 0; r <= 2; r++ {
+		for i, a := range m.arrows {
+			if rank(a) != r {
+				continue
+			}
+			texts := m.labelTexts(a)
+			if len(texts) == 0 {
+				continue
+			}
+			done := false
+			for _, text := range texts {
+				red := a.flags&(seqError|seqLost) != 0
+				l := seqLabel{arrow: i, text: text, w: textWidth(text, fontSmall, red) + seqLabelPad, h: seqLabelH, red: red}
+				for _, slot := range m.slots(a) {
+					l.k, l.dx, l.dy, l.align = slot.k, slot.dx, slot.dy, slot.align
+					if b := m.labelBox(l); free(b) {
+						placed = append(placed, b)
+						l.id = m.texts.id(text)
+						m.arrows[i].label = len(m.labels)
+						m.labels = append(m.labels, l)
+						done = true
+						break
+					}
 				}
-				lbl.WriteString(`<text x="` + ri(xa+30) + `" y="` + ri((ya+yb)/2+4) + `" text-anchor="start">` + escXML(label) + `</text>`)
-				continue
+				if done {
+					break
+				}
 			}
-			k := 0.35
-			if flags&4 != 0 { // lost: half way, then ✕
-				xb, yb = (xa+xb)/2, (ya+yb)/2
-				lost.WriteString(`<path d="M` + ri(xa) + ` ` + ri(ya) + `L` + ri(xb) + ` ` + ri(yb) + `"/>`)
-				errLabels.WriteString(`<text x="` + ri(xb) + `" y="` + ri(yb+4) + `" font-size="13">✕</text>`)
-				k = 1
-			} else {
-				paths.WriteString(`<path d="M` + ri(xa) + ` ` + ri(ya) + `L` + ri(xb) + ` ` + ri(yb) + `"/>`)
+			if !done {
+				m.hidden++
 			}
-			slot := a[6].(int)
-			if label == "" {
-				continue
-			}
-			lbl.WriteString(`<text x="` + ri(xa+(xb-xa)*k) + `" y="` + ri(ya+(yb-ya)*k-3-11*float64(slot)) + `">` + escXML(fit(label, absf(xb-xa)+40)) + `</text>`)
-		}
-		g := `<g fill="none" stroke-width="1.3" stroke="` + f.color + `" marker-end="url(#h` + itoa(fi) + `)"`
-		if req.Len() > 0 {
-			svg.raw(g + ">" + req.String() + "</g>")
-		}
-		if resp.Len() > 0 {
-			svg.raw(g + ` stroke-dasharray="5 3">` + resp.String() + "</g>")
-		}
-		if lost.Len() > 0 {
-			svg.raw(`<g fill="none" stroke-width="1.3" stroke="` + f.color + `" stroke-dasharray="2 2">` + lost.String() + "</g>")
-		}
-		if labels.Len() > 0 {
-			svg.raw(`<g class="l">` + labels.String() + "</g>")
 		}
 	}
-	if errPaths.Len() > 0 {
-		svg.raw(`<g fill="none" stroke-width="1.3" stroke="#D55E00" stroke-dasharray="5 3" marker-end="url(#hx)">` + errPaths.String() + "</g>")
-	}
-	if errLabels.Len() > 0 {
-		svg.raw(`<g class="l e">` + errLabels.String() + "</g>")
-	}
-	c.svg = svg.end()
-	return c.withID(cfg)
 }
 
-func boolf(b bool) float64 {
-	if b {
-		return 1
-	}
-	return 0
+type slot struct {
+	k, dx, dy float64
+	align     int
 }
 
-func absf(x float64) float64 {
-	if x < 0 {
-		return -x
+// slots are the places a label may take on an arrow.
+func (m *seqModel) slots(a seqArrow) []slot {
+	if a.from == a.to { // a loop to the right of the lane
+		return []slot{{0.5, seqLoopW + 4, 0, 1}, {0.5, -6, 0, 2}, {0, seqLoopW + 4, 0, 1}, {1, seqLoopW + 4, 0, 1}, {0, -6, 0, 2}, {1, -6, 0, 2}}
 	}
-	return x
+	ks := labelSlots
+	if a.flags&seqLost != 0 { // the line stops half way
+		ks = []float64{0.25, 0.15, 0.35, 0.08, 0.42}
+	}
+	var out []slot
+	// On the line first, then just above it, then just below.
+	for _, dy := range []float64{0, -(seqLabelH/2 + 1), seqLabelH/2 + 1} {
+		for _, k := range ks {
+			out = append(out, slot{k, 0, dy, 0})
+		}
+	}
+	return out
 }
 
-func familyLabels() []string {
-	var l []string
-	for _, f := range familyOrder {
-		l = append(l, f.label)
+// labelTexts are the texts an arrow's label may show, the full one first.
+// A plain acknowledgement needs no label (its arrow is dashed, the tooltip
+// names it); group responses keep theirs (the generation).
+func (m *seqModel) labelTexts(a seqArrow) []string {
+	full := m.texts.names[a.full]
+	if a.flags&seqResponse != 0 && a.flags&seqError == 0 && familyOrder[a.family].name != kgviz.FamilyGroup && a.flags&seqLost == 0 {
+		return nil
 	}
-	return l
+	if a.count > 1 {
+		full += fmt.Sprintf(" ×%d", a.count)
+	}
+	texts := []string{full}
+	parts := strings.Fields(m.texts.names[a.full])
+	if a.flags&seqError != 0 && len(parts) > 1 {
+		texts = append(texts, parts[len(parts)-1]) // the error code alone
+	} else if len(parts) > 1 {
+		texts = append(texts, parts[0]) // the API alone
+	}
+	if a.flags&seqLost != 0 {
+		texts = append(texts, "lost")
+	}
+	return texts
 }
 
-func sequenceDesc(lanes []string, msgs []message, from, to int) string {
+func sequenceDesc(lanes []string, msgs []fold.Message, from, to int) string {
 	req, resp, errs, lost := 0, 0, 0, 0
 	var errList []string
-	for _, m := range msgs {
-		if m.Response {
+	for _, msg := range msgs {
+		if msg.Response {
 			resp++
 		} else {
 			req++
 		}
-		if m.Response && m.Err != kgviz.NONE {
+		if msg.Response && msg.Err != kgviz.NONE {
 			errs++
 			if len(errList) < 6 {
-				errList = append(errList, fmt.Sprintf("%s to %s at tick %d", m.Err, m.API, m.Tick))
+				errList = append(errList, fmt.Sprintf("%s to %s at tick %d", msg.Err, msg.API, msg.Tick))
 			}
 		}
-		if m.Dropped {
+		if msg.Dropped {
 			lost++
 		}
 	}
@@ -315,21 +431,3 @@ func sequenceDesc(lanes []string, msgs []message, from, to int) string {
 	}
 	return s
 }
-
-// sequenceJS draws one arrow per message: line, head, label; errors red,
-// responses dashed, lost messages stop half way with a ✕.
-const sequenceJS = `function dat(p){return o.series[p.seriesIndex].data[p.dataIndex]}
-F.life=function(p,a){var c=a.coord([dat(p)[0],0]),cs=p.coordSys;return{type:"line",shape:{x1:c[0],y1:cs.y,x2:c[0],y2:cs.y+cs.height},style:{stroke:"#bbb",lineDash:[4,3]}}};
-function lab(d){return m.labels[d[5]]}
-F.arrow=function(p,a){var d=dat(p),L=lab(d),s=a.coord([d[0],d[1]]),e=a.coord([d[2],d[3]]),f=d[4],col=f&2?"#D55E00":a.visual("color"),ch=[];
-var dash=f&1?[5,3]:null;if(d[0]===d[2]){var w=26;ch.push({type:"polyline",shape:{points:[s,[s[0]+w,s[1]],[s[0]+w,e[1]],[e[0]+4,e[1]]]},style:{stroke:col,fill:null,lineWidth:1.3,lineDash:dash}});
-ch.push({type:"text",x:s[0]+w+4,y:(s[1]+e[1])/2,style:{text:L,fill:col,fontSize:10,verticalAlign:"middle"}});return{type:"group",children:ch}}
-if(f&4){e=[(s[0]+e[0])/2,(s[1]+e[1])/2]}
-ch.push({type:"line",shape:{x1:s[0],y1:s[1],x2:e[0],y2:e[1]},style:{stroke:col,lineWidth:1.3,lineDash:f&4?[2,2]:dash}});
-if(f&4){ch.push({type:"text",x:e[0],y:e[1],style:{text:"✕",fill:"#D55E00",fontSize:14,fontWeight:"bold",align:"center",verticalAlign:"middle"}})}
-else{var ang=Math.atan2(e[1]-s[1],e[0]-s[0]),K=8;ch.push({type:"polygon",shape:{points:[e,[e[0]-K*Math.cos(ang-0.4),e[1]-K*Math.sin(ang-0.4)],[e[0]-K*Math.cos(ang+0.4),e[1]-K*Math.sin(ang+0.4)]]},style:{fill:col}})}
-var k=f&4?0.5:0.35;ch.push({type:"text",x:s[0]+(e[0]-s[0])*k,y:s[1]+(e[1]-s[1])*k-2-11*d[6],style:{text:L,fill:f&2?"#D55E00":"#222",fontSize:10,fontWeight:f&2?"bold":"normal",align:"center",verticalAlign:"bottom",stroke:"#fff",lineWidth:2}});
-return{type:"group",children:ch}};
-F.tip=function(p){var d=dat(p),f=d[4],L=m.labels[d[7]];return"tick "+d[1]+": <b>"+esc(m.lanes[d[0]])+" → "+esc(m.lanes[d[2]])+"</b><br>"+esc(L.split(" ")[0])+(f&1?" response":" request")+
-(/ g\d+/.test(L)?", generation "+L.match(/ g(\d+)/)[1]:"")+(f&2?'<br><b style="color:#D55E00">'+esc(L.replace(/^.* /,""))+"</b>":"")+(f&4?'<br><b style="color:#D55E00">lost at tick '+d[3]+"</b>":"<br>arrives at tick "+d[3])};
-`

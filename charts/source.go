@@ -1,25 +1,14 @@
 package charts
 
 import (
-	"strings"
-
-	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/kgviz/fold"
 )
 
 // Source is what every view reads: a world's recorded events plus a little
-// metadata. *kgviz.World satisfies it. Views never look at anything else, so
-// a view is a pure function of a Source (and its options).
-type Source interface {
-	// Events returns every recorded event, in the order they happened.
-	Events() []kgviz.Event
-	// Now returns the current tick.
-	Now() int
-	// Members returns the member names in order of addition, e.g. ["C1","C2"].
-	Members() []string
-	// Partitions returns the input partitions' short names in order, e.g.
-	// ["o0","o1","o2","p0","p1","p2"].
-	Partitions() []string
-}
+// metadata (fold.Source). *kgviz.World satisfies it. Views read it only
+// through package fold, so a view is a pure function of a Source (and its
+// options).
+type Source = fold.Source
 
 // Namer is implemented by sources that have a name of their own; comparison
 // views (PauseMeter, Outcomes) use it to label a world.
@@ -63,13 +52,7 @@ func sourceName(s Source, i int) string {
 	if n, ok := s.(Namer); ok && n.Name() != "" {
 		return n.Name()
 	}
-	name := ""
-	for _, e := range s.Events() {
-		if e.Type == kgviz.EvConfig && strings.HasPrefix(e.Detail, "assignor=") {
-			name = strings.TrimPrefix(e.Detail, "assignor=")
-		}
-	}
-	if name != "" {
+	if name := fold.Of(s).Assignor(); name != "" {
 		return name
 	}
 	return "world " + itoa(i+1)

@@ -4,30 +4,100 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 )
 
 // svgDoc builds the static pictures: compact SVG 1.1 with one style sheet,
-// integer-ish coordinates and every piece of text escaped.
+// coordinates rounded to a tenth of a pixel and every text escaped.
 type svgDoc struct {
 	b    strings.Builder
 	w, h int
 }
 
 const svgStyle = `text{font-family:"DejaVu Sans",Helvetica,Arial,sans-serif;font-size:11px;fill:#222}` +
-	`.t{font-size:15px;font-weight:bold}.s{font-size:11px;fill:#555}.a{font-size:12px;fill:#444}` +
-	`.w{fill:#fff}.e{fill:#D55E00;font-weight:bold}.m{text-anchor:middle}.r{text-anchor:end}.g{stroke:#ccc;stroke-width:1}` +
-	`.k{stroke:#222;stroke-width:1.2}.d{stroke-dasharray:4 3}`
+	`.t{font-size:15px;font-weight:bold}.s{fill:#555}.a{font-size:12px;fill:#444}` +
+	`.g{stroke:#ccc;stroke-width:1}.k{stroke:#222;stroke-width:1.2}.d{stroke-dasharray:4 3}` +
+	// Classes for a text or for a group of texts.
+	`.l,.l text{font-size:10px}.w,.w text{fill:#fff}.e,.e text{fill:#D55E00;font-weight:bold}.b,.b text{font-weight:bold}` +
+	`.m,.m text{text-anchor:middle}.r,.r text{text-anchor:end}` +
+	`.h,.h text{paint-order:stroke;stroke:#fff;stroke-width:3px;stroke-linejoin:round}`
 
-func newSVG(w, h int, title, desc string) *svgDoc {
-	s := &svgDoc{w: w, h: h}
-	s.b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + itoa(w) + `" height="` + itoa(h) +
-		`" viewBox="0 0 ` + itoa(w) + ` ` + itoa(h) + `" role="img">`)
-	s.b.WriteString("<title>" + escXML(title) + "</title><desc>" + escXML(desc) + "</desc>")
-	s.b.WriteString("<style>" + svgStyle + "</style>")
+// svgDefs are the patterns the views fill with: hp = paused (grey, hatched),
+// hu = unassigned (white, red cross-hatched).
+const svgDefs = `<defs><pattern id="hp" width="6" height="6" patternUnits="userSpaceOnUse" patternTransform="rotate(45)">` +
+	`<rect width="6" height="6" fill="` + colPaused + `"/><path d="M0 0V6" stroke="#666" stroke-width="1.5"/></pattern>` +
+	`<pattern id="hu" width="8" height="8" patternUnits="userSpaceOnUse"><rect width="8" height="8" fill="#FFF4EE"/>` +
+	`<path d="M0 0L8 8M8 0L0 8" stroke="` + colVermilion + `" stroke-width="1"/></pattern></defs>`
+
+// drawFrame starts a picture with everything the frame holds but the empty
+// message (drawEmpty, after the plot).
+func drawFrame(f *frame) *svgDoc {
+	s := &svgDoc{w: f.width, h: f.height}
+	s.b.WriteString(`<svg xmlns="http://www.w3.org/2000/svg" width="` + itoa(f.width) + `" height="` + itoa(f.height) +
+		`" viewBox="0 0 ` + itoa(f.width) + ` ` + itoa(f.height) + `" role="img">`)
+	s.b.WriteString("<title>" + escXML(f.title) + "</title><desc>" + escXML(f.desc) + "</desc>")
+	s.b.WriteString("<style>" + svgStyle + "</style>" + svgDefs)
 	s.b.WriteString(`<rect width="100%" height="100%" fill="#fff"/>`)
-	s.text(12, 22, title, "t", "")
+	s.text(12, titleY, fit(f.title, float64(f.width-24), fontTitle, true), "t", "")
+	if f.sub != "" {
+		s.text(12, subY, fit(f.sub, float64(f.width-24), fontText, false), "s", "")
+	}
+	s.legend(f)
+	for _, b := range f.banners {
+		fill, stroke, text := b.tone.colors()
+		s.rect(10, b.y, float64(f.width-20), b.h, fill, `stroke="`+stroke+`"`)
+		for i, l := range b.lines {
+			s.text(20, b.y+bannerPad+float64(i+1)*bannerLineH-4, l, "b", `fill="`+text+`"`)
+		}
+	}
 	return s
+}
+
+// drawEmpty writes the frame's empty message in the middle of the plot.
+func (s *svgDoc) drawEmpty(f *frame) {
+	if f.empty == "" {
+		return
+	}
+	cx, cy := (f.plot.x0+f.plot.x1)/2, (f.plot.y0+f.plot.y1)/2
+	w := math.Min(textWidth(f.empty, 13, false)+32, f.plot.w())
+	s.rect(cx-w/2, cy-18, w, 30, "#F6F6F6", `stroke="#BBB" stroke-dasharray="4 3"`)
+	s.text(cx, cy+2, fit(f.empty, w-16, 13, false), "m", `font-size="13" fill="#444"`)
+}
+
+// legend draws the frame's legend as ECharts lays it out: rows from the
+// left, wrapping at the frame's width.
+func (s *svgDoc) legend(f *frame) {
+	x, y := 10.0, float64(legendTop)
+	maxX := float64(f.width - 10)
+	for _, it := range f.legend {
+		w := legendItemWidth(it.label)
+		if x > 10 && x+w > maxX {
+			x = 10
+			y += legendRowH
+		}
+		sy := y + 2
+		switch it.style {
+		case swatchLine, swatchDash:
+			dash := ""
+			if it.style == swatchDash {
+				dash = ` stroke-dasharray="3 2"`
+			}
+			s.line(x, sy+5, x+legendSwatch, sy+5, "", `stroke="`+it.color+`" stroke-width="2"`+dash)
+		case swatchHatch:
+			s.rect(x, sy, legendSwatch, 10, "url(#hp)", "")
+		case swatchCross:
+			s.rect(x, sy, legendSwatch, 10, "url(#hu)", `stroke="`+colVermilion+`"`)
+		case swatchOutline:
+			s.rect(x+1, sy+1, legendSwatch-2, 8, "#fff", `stroke="`+it.color+`" stroke-width="2"`)
+		default:
+			extra := ""
+			if it.color == "#FFFFFF" || it.color == "#F2F2F2" {
+				extra = `stroke="#999"`
+			}
+			s.rect(x, sy, legendSwatch, 10, it.color, extra)
+		}
+		s.text(x+legendSwatch+5, sy+9, it.label, "", "")
+		x += w + legendGap
+	}
 }
 
 // escXML escapes text for SVG content and attribute values.
@@ -59,6 +129,9 @@ func escXML(s string) string {
 // num formats a coordinate with at most one decimal.
 func num(x float64) string {
 	x = math.Round(x*10) / 10
+	if x == 0 {
+		x = 0 // no "-0"
+	}
 	return strconv.FormatFloat(x, 'f', -1, 64)
 }
 
@@ -99,46 +172,41 @@ func (s *svgDoc) end() string {
 	return s.b.String()
 }
 
-// textWidth estimates the width of 11px text.
-func textWidth(t string) float64 { return float64(utf8.RuneCountInString(t)) * 6.4 }
-
-// fit shortens t to at most width pixels of 11px text ("" if not even two
-// characters fit).
-func fit(t string, width float64) string {
-	n := int(width / 6.4)
-	if utf8.RuneCountInString(t) <= n {
-		return t
+// xTicks draws a tick axis under a time plot: a label every step ticks.
+func (s *svgDoc) xTicks(x0, x1, yTop, yBottom float64, from, to int, name string) {
+	n := to - from + 1
+	pxt := (x1 - x0) / float64(n)
+	step := tickStep(pxt, 36)
+	first := (from + step - 1) / step * step
+	for t := first; t <= to+1; t += step {
+		x := x0 + float64(t-from)*pxt
+		s.line(x, yTop, x, yBottom, "g", "")
+		s.text(x, yBottom+14, itoa(t), "m", "")
 	}
-	if n < 2 {
-		return ""
-	}
-	r := []rune(t)
-	return string(r[:n-1]) + "…"
+	s.text((x0+x1)/2, yBottom+30, name, "a m", "")
 }
 
-// legend draws swatches and labels from x, y, wrapping at maxX, and returns
-// the y below the legend.
-func (s *svgDoc) legend(x, y, maxX float64, items []legendItem) float64 {
-	cx := x
-	for _, it := range items {
-		w := 16 + textWidth(it.label) + 14
-		if cx+w > maxX && cx > x {
-			cx = x
-			y += 17
+// timeMarks draws the marks of a time plot: a line across it and the label
+// in its row above.
+func (s *svgDoc) timeMarks(ms []timeMark, x func(float64) float64, plot box) {
+	for _, m := range ms {
+		xx := x(float64(m.tick))
+		st := markStyle[m.kind]
+		dash := ""
+		if st.dashed {
+			dash = ` stroke-dasharray="4 3"`
 		}
-		stroke := it.extra
-		if stroke == "" && (it.color == "#F2F2F2" || it.color == "#FFFFFF" || it.color == "#fff") {
-			stroke = `stroke="#999"`
+		w := "1"
+		if !st.dashed {
+			w = "1.6"
 		}
-		s.rect(cx, y-9, 12, 10, it.color, stroke)
-		s.text(cx+16, y, it.label, "", "")
-		cx += w
+		s.line(xx, plot.y0, xx, plot.y1, "", `stroke="`+st.color+`" stroke-width="`+w+`"`+dash)
+		if m.left {
+			s.text(xx-5, plot.y0-4-float64(m.row*markRowH), m.label, "l r", `fill="`+st.color+`"`)
+		} else {
+			s.text(xx+5, plot.y0-4-float64(m.row*markRowH), m.label, "l", `fill="`+st.color+`"`)
+		}
 	}
-	return y + 17
-}
-
-type legendItem struct {
-	label, color, extra string
 }
 
 // tickStep chooses a distance between labelled ticks so that labels are at

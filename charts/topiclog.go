@@ -2,265 +2,373 @@ package charts
 
 import (
 	"fmt"
+	"math"
+	"regexp"
 	"strings"
+
+	"github.com/kgviz/kgviz/kgviz/fold"
+	"github.com/kgviz/kgviz/kgviz/kafka"
 )
 
 // cellKinds are the states of a log cell, in legend order.
-var cellKinds = []struct{ state, label, color string }{
-	{"written", "written (not transactional)", "#CCE7F8"},
-	{"committed", "committed (transaction)", "#B3E2D5"},
-	{"open", "open transaction (undecided)", "#FFFFFF"},
-	{"aborted", "aborted ✗ (readers skip it)", "#F6C9AE"},
-	{"marker", "transaction marker", "#666666"},
+var cellKinds = []struct {
+	state fold.CellState
+	label string
+	color string
+}{
+	{fold.CellWritten, "written (not transactional)", "#CCE7F8"},
+	{fold.CellCommitted, "committed (transaction)", "#B3E2D5"},
+	{fold.CellOpen, "open transaction (undecided)", "#FFFFFF"},
+	{fold.CellAborted, "aborted ✗ (read_committed skips it)", "#F6C9AE"},
+	{fold.CellMarker, "transaction marker", "#666666"},
 }
 
+const topicDupLegend = "seen twice by the reader (outlined)"
+
 // TopicLog draws a partition's log cell by cell: the record at each offset
-// and its state (written; in a transaction: open = white, committed, aborted
-// = red ✗; COMMIT/ABORT markers), duplicates outlined in orange, and the
-// high watermark (HW), the last stable offset (LSO) and the audit reader's
-// position: read_committed reads up to the LSO and skips aborted records,
-// read_uncommitted reads up to the HW. The isolation level is the world's
-// last "isolation.level=..." EvConfig (default read_uncommitted) unless the
-// Isolation option says otherwise. Options: Partitions (log names, default
-// "invoices-0"), Isolation, CellsPerRow, Title, Size, ID.
+// and its state (written; in a transaction: open = white, committed,
+// aborted = ✗; COMMIT/ABORT markers), records the audit reader sees more
+// than once outlined in orange (at its isolation level: read_committed
+// never sees an aborted copy), and the high watermark (HW), the last stable
+// offset (LSO) and the reader's position: read_committed reads up to the LSO
+// and skips aborted records, read_uncommitted reads up to the HW. The
+// isolation level is the world's (its last SetIsolation) unless the
+// Isolation option says otherwise. Cells are wide enough for the records'
+// names (fewer per row); with CellsPerRow a name that does not fit is shown
+// short (p2.3 for inv(p2.3)) and whole in the tooltip. Options: Partitions
+// (log names, default "invoices-0"), Isolation, CellsPerRow, Title, Size, ID.
 func TopicLog(src Source, opts ...Option) *Chart {
 	cfg := newConfig(opts)
-	evs := src.Events()
-	level := cfg.isolation
-	if level == "" {
-		level = isolationLevel(evs)
+	return render(newTopicLog(src, cfg), cfg)
+}
+
+// logModel is the topic log's view model.
+type logModel struct {
+	fr      *frame
+	logs    []fold.TopicLog
+	perRow  int
+	cellW   float64
+	lines   []logLine
+	cells   []logCell
+	marks   []logMark
+	texts   strTable
+	short   bool // some cells show a short form
+	ylabels []string
+}
+
+type logLine struct {
+	log, first int // the log's index and the first offset on the line
+}
+
+type logCell struct {
+	kind   int // index into cellKinds
+	col    int
+	line   int
+	text   string // what the cell shows: the record, or its short form
+	textID int
+	tip    int  // tooltip, interned
+	dup    bool // the reader sees this record more than once
+	seen   bool
+}
+
+// logMark is the HW, the LSO or the reader's position, with its label
+// placed relative to the top of the line's cells.
+type logMark struct {
+	col    float64
+	line   int
+	kind   int // logHW, logLSO, logReader
+	text   string
+	textID int
+	dx, dy float64 // the label's anchor, relative to the mark's top
+	align  int     // 1 left (starts at the anchor), 2 right (ends at it)
+}
+
+const (
+	logHW = iota
+	logLSO
+	logReader
+)
+
+// Topic log layout (px).
+const (
+	logLeft, logRight = 110.0, 24.0
+	logLineH          = 50.0
+	logCellH          = 30.0
+	logCellPad        = 10.0 // room around a cell's text
+	logMaxPerRow      = 14
+)
+
+var wrapped = regexp.MustCompile(`^[A-Za-z_]+\((.+)\)$`)
+
+// shortRecord is a record's short form: what an invoice is of ("p2.3" for
+// "inv(p2.3)"), "C"/"A" for the markers.
+func shortRecord(r string) string {
+	if m := wrapped.FindStringSubmatch(r); m != nil {
+		return m[1]
+	}
+	switch r {
+	case string(kafka.ControlCommit):
+		return "C"
+	case string(kafka.ControlAbort):
+		return "A"
+	}
+	return r
+}
+
+func newTopicLog(src Source, cfg *config) *logModel {
+	f := fold.Of(src)
+	level := f.Isolation()
+	if cfg.isolation != "" {
+		level = parseIsolation(cfg.isolation)
 	}
 	names := cfg.partitions
 	if names == nil {
-		names = []string{"invoices-0"}
+		names = []string{fold.InvoicesLog}
 	}
-	perRow := cfg.perRow
-	if perRow <= 0 {
-		perRow = 14
-	}
-	var logs []topicLog
+	m := &logModel{}
 	for _, n := range names {
-		logs = append(logs, buildLog(evs, n, level))
+		m.logs = append(m.logs, f.Log(n, level))
+	}
+	width := cfg.widthOr(defaultWidth)
+	plotW := float64(width) - logLeft - logRight
+	// Cells wide enough for every record's name, unless CellsPerRow says
+	// how many.
+	need := 0.0
+	for _, lg := range m.logs {
+		for _, c := range lg.Cells {
+			need = math.Max(need, textWidth(c.Record, fontSmall, false)+logCellPad)
+		}
+	}
+	m.perRow = cfg.perRow
+	if m.perRow <= 0 {
+		m.perRow = logMaxPerRow
+		if need > 0 {
+			m.perRow = max(4, min(logMaxPerRow, int(plotW/need)))
+		}
+	}
+	m.cellW = plotW / float64(m.perRow)
+
+	// Lines: each log starts on a new line; an empty log still takes one.
+	lineOf := map[[2]int]int{}
+	for i, lg := range m.logs {
+		n := max(lg.HW, 1)
+		for off := 0; off < n; off += m.perRow {
+			lineOf[[2]int{i, off}] = len(m.lines)
+			m.lines = append(m.lines, logLine{i, off})
+			m.ylabels = append(m.ylabels, fmt.Sprintf("%s\n%d–%d", lg.Name, off, off+m.perRow-1))
+		}
+	}
+	kindOf := map[fold.CellState]int{}
+	for i, k := range cellKinds {
+		kindOf[k.state] = i
+	}
+	for li, lg := range m.logs {
+		seen := map[string]int{}
+		for _, c := range lg.Cells {
+			if c.Seen {
+				seen[c.Record]++
+			}
+		}
+		for _, c := range lg.Cells {
+			text := c.Record
+			if textWidth(text, fontSmall, false)+logCellPad > m.cellW {
+				text = shortRecord(text)
+				m.short = true
+				if textWidth(text, fontSmall, false)+logCellPad > m.cellW {
+					text = fit(text, m.cellW-logCellPad, fontSmall, false)
+				}
+			}
+			lc := logCell{kind: kindOf[c.State], col: c.Offset % m.perRow, line: lineOf[[2]int{li, c.Offset / m.perRow * m.perRow}],
+				text: text, seen: c.Seen, dup: c.Seen && c.Marker == "" && seen[c.Record] > 1}
+			lc.textID = m.texts.id(text)
+			lc.tip = m.texts.id(cellTip(lg, c, seen[c.Record]))
+			m.cells = append(m.cells, lc)
+		}
 	}
 	title := cfg.title
 	if title == "" {
 		title = "Topic log: " + strings.Join(names, ", ") + " offset by offset"
 	}
 	var subs []string
-	for _, lg := range logs {
+	for _, lg := range m.logs {
 		subs = append(subs, fmt.Sprintf("%s: HW %d, LSO %d, reader (%s) at %d", lg.Name, lg.HW, lg.LSO, lg.Isolation, lg.Reader))
 	}
 	sub := strings.Join(subs, " · ") + " · tick " + itoa(src.Now())
-	desc := topicLogDesc(logs)
-
-	width := cfg.width
-	if width == 0 {
-		width = defaultWidth
+	if m.short {
+		sub += " · cells show p2.3 for inv(p2.3)"
 	}
-	var legendNames []string
+	var legend []legendItem
 	for _, k := range cellKinds {
-		legendNames = append(legendNames, k.label)
+		legend = append(legend, legendItem{k.label, k.color, swatchFill})
 	}
-	legendNames = append(legendNames, "duplicate (outlined)")
-	rows := legendRows(legendNames, float64(width-40))
-	const lineH = 44
-	top := titleH + rows*18 + 26
-	// Lines: each log starts on a new line; an empty log still takes one.
-	type line struct {
-		log   int
-		first int // first offset on the line
-	}
-	var lines []line
-	for i, lg := range logs {
-		n := lg.HW
-		if n == 0 {
-			n = 1
-		}
-		for off := 0; off < n || off == 0; off += perRow {
-			lines = append(lines, line{i, off})
+	legend = append(legend, legendItem{topicDupLegend, colOrange, swatchOutline})
+	m.fr = newFrame("topiclog", title, sub, topicLogDesc(m.logs)+stopDesc(f), width, legend, stopNote(f, ""))
+	y0 := m.fr.contentTop + 18
+	m.fr.plot = box{logLeft, y0, float64(width) - logRight, y0 + float64(len(m.lines))*logLineH}
+	m.fr.height = cfg.heightOr(int(m.fr.plot.y1) + 24)
+	m.placeMarks(lineOf)
+	empty := true
+	for _, lg := range m.logs {
+		if len(lg.Cells) > 0 {
+			empty = false
 		}
 	}
-	height := cfg.height
-	if height == 0 {
-		height = top + len(lines)*lineH + 40
+	if empty {
+		m.fr.empty = strings.Join(names, ", ") + ": nothing written yet."
 	}
-	left, right := 110, 24
+	return m
+}
 
-	// Option: one custom series per cell state, one for the marks.
-	opt := baseOption(title, sub, desc)
-	lineOf := map[[2]int]int{}
-	var ylabels []string
-	for i, l := range lines {
-		lineOf[[2]int{l.log, l.first}] = i
-		ylabels = append(ylabels, fmt.Sprintf("%s\n%d–%d", logs[l.log].Name, l.first, l.first+perRow-1))
+func (m *logModel) frame() *frame { return m.fr }
+
+// cellBox is a cell's rectangle in the picture.
+func (m *logModel) cellBox(col, line int) box {
+	p := m.fr.plot
+	x := p.x0 + float64(col)*m.cellW
+	yc := p.y0 + (float64(line)+0.5)*logLineH
+	return box{x + 2, yc - logCellH/2, x + m.cellW - 2, yc + logCellH/2}
+}
+
+// markTop is the point a mark hangs from: its offset's left edge at the top
+// of the line's cells.
+func (m *logModel) markTop(mk logMark) (float64, float64) {
+	p := m.fr.plot
+	return p.x0 + mk.col*m.cellW, p.y0 + (float64(mk.line)+0.5)*logLineH - logCellH/2
+}
+
+// labelBox is a mark label's box in the picture.
+func (m *logModel) labelBox(mk logMark) box {
+	x, y := m.markTop(mk)
+	x, y = x+mk.dx, y+mk.dy
+	w := textWidth(mk.text, fontSmall, true) + 2
+	if mk.align == 2 {
+		return box{x - w, y - 10, x, y + 2}
 	}
-	byKind := map[string][][]any{}
-	type mark struct {
-		col  float64
-		line int
-		text string
-		kind int
+	return box{x, y - 10, x + w, y + 2}
+}
+
+// placeMarks puts the HW, LSO and reader marks at their offsets and gives
+// their labels a place that overlaps neither a cell nor another label.
+func (m *logModel) placeMarks(lineOf map[[2]int]int) {
+	var obstacles []box
+	for _, c := range m.cells {
+		obstacles = append(obstacles, m.cellBox(c.col, c.line))
 	}
-	var marks []mark
-	for li, lg := range logs {
-		for _, c := range lg.Cells {
-			ln := lineOf[[2]int{li, c.Offset / perRow * perRow}]
-			label := c.Record
-			flags := 0
-			if c.Copies > 1 {
-				flags |= 1
-			}
-			if c.Seen {
-				flags |= 2
-			}
-			byKind[c.State] = append(byKind[c.State], []any{c.Offset % perRow, ln, label, flags, cellTip(lg, c)})
-		}
+	area := box{m.fr.plot.x0 - 4, m.fr.plot.y0 - 16, float64(m.fr.width) - 4, m.fr.plot.y1 + 16}
+	for li, lg := range m.logs {
 		at := func(off int) (float64, int) {
-			first := off / perRow * perRow
+			first := off / m.perRow * m.perRow
 			if off == first && off > 0 && off == lg.HW {
-				// The end of a full line: draw at its right edge.
-				first -= perRow
+				first -= m.perRow // the end of a full line: its right edge
 			}
 			return float64(off - first), lineOf[[2]int{li, first}]
 		}
-		hwc, hwl := at(lg.HW)
-		lsoc, lsol := at(lg.LSO)
-		rc, rl := at(lg.Reader)
+		var ms []logMark
+		hc, hl := at(lg.HW)
 		if lg.LSO == lg.HW {
-			marks = append(marks, mark{hwc, hwl, fmt.Sprintf("HW = LSO %d", lg.HW), 0})
+			ms = append(ms, logMark{col: hc, line: hl, kind: logHW, text: fmt.Sprintf("HW = LSO %d", lg.HW)})
 		} else {
-			marks = append(marks, mark{hwc, hwl, fmt.Sprintf("HW %d", lg.HW), 0}, mark{lsoc, lsol, fmt.Sprintf("LSO %d", lg.LSO), 1})
+			lc, ll := at(lg.LSO)
+			ms = append(ms, logMark{col: hc, line: hl, kind: logHW, text: fmt.Sprintf("HW %d", lg.HW)},
+				logMark{col: lc, line: ll, kind: logLSO, text: fmt.Sprintf("LSO %d", lg.LSO)})
 		}
-		marks = append(marks, mark{rc, rl, fmt.Sprintf("reader (%s) → %d", lg.Isolation, lg.Reader), 2})
-	}
-	var series []any
-	for _, k := range cellKinds {
-		d := byKind[k.state]
-		if d == nil {
-			d = [][]any{}
-		}
-		series = append(series, map[string]any{"type": "custom", "name": k.label, "renderItem": fn("cell"), "data": d,
-			"itemStyle": map[string]any{"color": k.color, "borderColor": "#444"}, "encode": map[string]any{"x": 0, "y": 1},
-			"tooltip": map[string]any{"formatter": fn("tip")}})
-	}
-	series = append(series, map[string]any{"type": "custom", "name": "duplicate (outlined)", "renderItem": fn("none"), "data": [][]any{},
-		"itemStyle": map[string]any{"color": colOrange}})
-	var md [][]any
-	for _, mk := range marks {
-		md = append(md, []any{mk.col, mk.line, mk.text, mk.kind})
-	}
-	series = append(series, map[string]any{"type": "custom", "name": "HW, LSO, reader", "renderItem": fn("mark"), "data": md,
-		"itemStyle": map[string]any{"color": colText}, "encode": map[string]any{"x": 0, "y": 1}, "z": 5, "silent": true, "legendHoverLink": false})
-	opt["series"] = series
-	opt["legend"] = map[string]any{"top": titleH - 4, "left": 10, "right": 10, "itemWidth": 12, "itemHeight": 10,
-		"data": legendNames, "itemStyle": map[string]any{"borderColor": "#444", "borderWidth": 1}}
-	opt["grid"] = map[string]any{"left": left, "right": right, "top": top, "bottom": 30}
-	opt["xAxis"] = map[string]any{"type": "value", "min": 0, "max": perRow, "interval": 1, "name": "",
-		"position": "top", "axisLabel": map[string]any{"show": false}, "splitLine": map[string]any{"show": false}, "axisTick": map[string]any{"show": false}}
-	opt["yAxis"] = map[string]any{"type": "category", "data": ylabels, "inverse": true, "name": "partition · offsets", "nameLocation": "start",
-		"nameTextStyle": map[string]any{"align": "right", "padding": []int{0, 8, 0, 0}},
-		"axisTick":      map[string]any{"show": false}, "axisLabel": map[string]any{"fontSize": 10, "lineHeight": 13}}
-	meta := map[string]any{"dark": []int{4}}
-	c := &Chart{kind: "topiclog", title: title, desc: desc, option: opt, meta: meta, js: topicLogJS, width: width, height: height}
-
-	// SVG.
-	svg := newSVG(width, height, title, desc)
-	svg.text(12, 40, fit(sub, float64(width-24)), "s", "")
-	var items []legendItem
-	for _, k := range cellKinds {
-		items = append(items, legendItem{k.label, k.color, `stroke="#444"`})
-	}
-	items = append(items, legendItem{"duplicate (outlined)", "#FFFFFF", `stroke="#E69F00" stroke-width="3"`})
-	svg.legend(12, float64(titleH+10), float64(width-20), items)
-	x0, x1 := float64(left), float64(width-right)
-	cw := (x1 - x0) / float64(perRow)
-	y0 := float64(top)
-	for i, l := range lines {
-		y := y0 + float64(i)*lineH
-		svg.text(x0-8, y+lineH/2-2, logs[l.log].Name, "r", `font-size="10"`)
-		svg.text(x0-8, y+lineH/2+10, fmt.Sprintf("%d–%d", l.first, l.first+perRow-1), "r", `font-size="10" fill="#666"`)
-	}
-	for ki, k := range cellKinds {
-		for _, d := range byKind[k.state] {
-			col, ln, label, flags := d[0].(int), d[1].(int), d[2].(string), d[3].(int)
-			x, y := x0+float64(col)*cw+2, y0+float64(ln)*lineH+8
-			w, h := cw-4, float64(lineH-16)
-			stroke := `stroke="#444"`
-			if flags&1 != 0 {
-				stroke = `stroke="#E69F00" stroke-width="3"`
+		rc, rl := at(lg.Reader)
+		ms = append(ms, logMark{col: rc, line: rl, kind: logReader, text: fmt.Sprintf("reader (%s) → %d", lg.Isolation, lg.Reader)})
+		for _, mk := range ms {
+			// Candidate places: below the cells for the HW, above for the
+			// LSO and the reader; right of the mark, or left of it.
+			below, above := logCellH+12, -3.0
+			if mk.kind == logReader {
+				above = -9
 			}
-			svg.rect(x, y, w, h, k.color, stroke)
-			cls := "m"
-			switch {
-			case ki == 4:
-				cls = "m w"
-			case k.state == "aborted":
-				cls = "m e"
+			var cands []logMark
+			add := func(dx, dy float64, align int) {
+				c := mk
+				c.dx, c.dy, c.align = dx, dy, align
+				cands = append(cands, c)
 			}
-			svg.text(x+w/2, y+h/2+4, fit(label, (w-4)*1.12), cls, `font-size="10"`) // 10px text: narrower than fit assumes
-			if k.state == "aborted" {
-				svg.text(x+w-2, y+10, "✗", "e r", `font-size="12"`)
+			switch mk.kind {
+			case logHW:
+				add(3, below, 1)
+				add(-3, below, 2)
+				add(3, above, 1)
+				add(-3, above, 2)
+			case logLSO:
+				add(3, above, 1)
+				add(-3, above, 2)
+				add(3, below, 1)
+			case logReader:
+				add(-8, above, 2)
+				add(8, above, 1)
+				add(-8, below, 2)
+				add(8, below, 1)
 			}
-			off := ln
-			_ = off
+			placed := false
+			for _, c := range cands {
+				b := m.labelBox(c)
+				ok := b.inside(area)
+				for _, o := range obstacles {
+					if ok && o.overlaps(b) {
+						ok = false
+					}
+				}
+				if ok {
+					c.textID = m.texts.id(c.text)
+					m.marks = append(m.marks, c)
+					obstacles = append(obstacles, b)
+					placed = true
+					break
+				}
+			}
+			if !placed { // keep the mark, its label in the first place
+				c := cands[0]
+				c.textID = m.texts.id(c.text)
+				m.marks = append(m.marks, c)
+			}
 		}
 	}
-	for _, mk := range marks {
-		x := x0 + mk.col*cw
-		y := y0 + float64(mk.line)*lineH
-		switch mk.kind {
-		case 0:
-			svg.line(x, y+4, x, y+lineH-4, "", `stroke="#222" stroke-width="3"`)
-			svg.text(x+3, y+lineH-1, mk.text, "", `font-size="10" font-weight="bold"`)
-		case 1:
-			svg.line(x, y+4, x, y+lineH-4, "", `stroke="#0072B2" stroke-width="3"`)
-			svg.text(x+3, y+6, mk.text, "", `font-size="10" font-weight="bold" fill="#0072B2"`)
-		case 2:
-			svg.raw(`<path d="M` + num(x-6) + ` ` + num(y-1) + `L` + num(x+6) + ` ` + num(y-1) + `L` + num(x) + ` ` + num(y+7) + `z" fill="#009E73"/>`)
-			svg.text(x-8, y+3, mk.text, "r", `font-size="10" fill="#006B4F" font-weight="bold"`)
-		}
-	}
-	c.svg = svg.end()
-	return c.withID(cfg)
 }
 
-func cellTip(lg topicLog, c logCell) string {
+func cellTip(lg fold.TopicLog, c fold.Cell, seenTimes int) string {
 	var b strings.Builder
-	fmt.Fprintf(&b, "%s offset %d (tick %d)\n", lg.Name, c.Offset, c.Tick)
-	if c.Marker != "" {
-		fmt.Fprintf(&b, "%s marker of PID %d", c.Marker, c.PID)
-		return b.String()
-	}
-	b.WriteString(c.Record)
-	if c.PID >= 0 {
+	fmt.Fprintf(&b, "%s offset %d: %s", lg.Name, c.Offset, c.Record)
+	if c.PID != 0 {
 		fmt.Fprintf(&b, " · PID %d epoch %d", c.PID, c.Epoch)
 	}
 	b.WriteString("\n")
 	switch c.State {
-	case "written":
+	case fold.CellWritten:
 		b.WriteString("written, not in a transaction")
-	case "committed":
+	case fold.CellCommitted:
 		b.WriteString("transactional, committed")
-	case "open":
+	case fold.CellOpen:
 		b.WriteString("transactional, open: no marker yet")
-	case "aborted":
+	case fold.CellAborted:
 		b.WriteString("transactional, aborted: read_committed readers skip it")
+	case fold.CellMarker:
+		b.WriteString("transaction marker")
+	}
+	if c.Marker != "" {
+		return b.String()
 	}
 	if c.Copies > 1 {
-		fmt.Fprintf(&b, "\nduplicate: copy %d of %d", c.Copy, c.Copies)
+		fmt.Fprintf(&b, "\ncopy %d of %d in the log", c.Copy, c.Copies)
 	}
 	if c.Seen {
 		fmt.Fprintf(&b, "\nseen by the reader (%s)", lg.Isolation)
+		if seenTimes > 1 {
+			fmt.Fprintf(&b, ": a duplicate, it sees this record %d times", seenTimes)
+		}
 	} else {
 		fmt.Fprintf(&b, "\nnot seen by the reader (%s)", lg.Isolation)
 	}
 	return b.String()
 }
 
-func topicLogDesc(logs []topicLog) string {
+func topicLogDesc(logs []fold.TopicLog) string {
 	var parts []string
 	for _, lg := range logs {
-		counts := map[string]int{}
+		counts := map[fold.CellState]int{}
 		dups := 0
 		for _, c := range lg.Cells {
 			counts[c.State]++
@@ -269,21 +377,15 @@ func topicLogDesc(logs []topicLog) string {
 			}
 		}
 		s := fmt.Sprintf("%s holds %d offsets: %d written, %d committed, %d open, %d aborted, %d markers; %d duplicate copies. High watermark %d, last stable offset %d; the %s reader is at offset %d and has seen %d duplicates.",
-			lg.Name, len(lg.Cells), counts["written"], counts["committed"], counts["open"], counts["aborted"], counts["marker"], dups, lg.HW, lg.LSO, lg.Isolation, lg.Reader, lg.SeenDup)
+			lg.Name, len(lg.Cells), counts[fold.CellWritten], counts[fold.CellCommitted], counts[fold.CellOpen], counts[fold.CellAborted], counts[fold.CellMarker], dups, lg.HW, lg.LSO, lg.Isolation, lg.Reader, lg.SeenDup)
 		parts = append(parts, s)
 	}
 	return strings.Join(parts, " ")
 }
 
-const topicLogJS = `var E;function dat(p){return o.series[p.seriesIndex].data[p.dataIndex]}
-F.none=function(){return null};
-F.cell=function(p,a){var d=dat(p),s=a.coord([d[0],d[1]]),e=a.coord([d[0]+1,d[1]]),h=a.size([0,1])[1]-14,w=e[0]-s[0]-4,dup=d[3]&1,mk=p.seriesIndex===4,ab=p.seriesIndex===3;
-var r={type:"rect",shape:{x:s[0]+2,y:s[1]-h/2,width:w,height:h},style:{fill:a.visual("color"),stroke:dup?"#E69F00":"#444",lineWidth:dup?3:1},
-textContent:{style:{text:String(d[2]),fill:mk?"#fff":ab?"#D55E00":"#222",fontSize:10,fontWeight:ab?"bold":"normal",width:w-4,overflow:"truncate"}},textConfig:{position:"inside"}};
-return ab?{type:"group",children:[r,{type:"text",x:s[0]+w-1,y:s[1]-h/2+1,style:{text:"✗",fill:"#D55E00",fontSize:12,fontWeight:"bold",align:"right",verticalAlign:"top"}}]}:r};
-F.mark=function(p,a){var d=dat(p),c=a.coord([d[0],d[1]]),h=a.size([0,1])[1],k=d[3],t=c[1]-h/2;
-if(k===2)return{type:"group",children:[{type:"polygon",shape:{points:[[c[0]-6,t-1],[c[0]+6,t-1],[c[0],t+7]]},style:{fill:"#009E73"}},{type:"text",x:c[0]-8,y:t-6,style:{text:d[2],fill:"#006B4F",fontSize:10,fontWeight:"bold",align:"right"}}]};
-var col=k===1?"#0072B2":"#222";return{type:"group",children:[{type:"line",shape:{x1:c[0],y1:t+4,x2:c[0],y2:t+h-4},style:{stroke:col,lineWidth:3}},
-{type:"text",x:c[0]+3,y:k===1?t+2:t+h-2,style:{text:d[2],fill:col,fontSize:10,fontWeight:"bold",verticalAlign:k===1?"top":"bottom"}}]}};
-F.tip=function(p){return esc(dat(p)[4]).replace(/\n/g,"<br>")};
-`
+func parseIsolation(level string) kafka.IsolationLevel {
+	if level == kafka.ReadCommitted.String() {
+		return kafka.ReadCommitted
+	}
+	return kafka.ReadUncommitted
+}

@@ -3,60 +3,27 @@ package charts
 import (
 	"testing"
 
+	"github.com/kgviz/kgviz/charts/internal/worlds"
 	"github.com/kgviz/kgviz/kgviz"
 )
 
-// Demo-sized worlds, built with the engine's fluent API as the demos of
-// DEMOS.md do (cmd/kgviz/demos.go has the full set).
+// stops are the worlds that stop on an error on purpose.
+var stops = map[string]bool{"stopped": true}
 
-func twoMembers(opts ...kgviz.Option) *kgviz.World {
-	return kgviz.NewWorld(opts...).Join("C1", "C2")
-}
+// demoNames are the demo worlds (no rough edge on purpose).
+var demoNames = []string{"rebalance", "range", "cooperative", "commit-after", "commit-before", "zombie", "idempotent", "transactions", "lso", "fencing"}
 
-func joinFour(a kgviz.Assignor) *kgviz.World {
-	return kgviz.NewWorld(kgviz.WithAssignor(a)).Join("C1", "C2", "C3", "C4").RunFor(4)
-}
-
-var testWorlds = map[string]func() *kgviz.World{
-	"rebalance": func() *kgviz.World {
-		return kgviz.NewWorld().AddMember("C1").RunUntil(kgviz.Stable()).RunFor(4).AddMember("C2").RunUntil(kgviz.Stable()).RunFor(4)
-	},
-	"range":       func() *kgviz.World { return joinFour(kgviz.Range) },
-	"cooperative": func() *kgviz.World { return joinFour(kgviz.CooperativeSticky) },
-	"commit-after": func() *kgviz.World {
-		w := twoMembers(kgviz.WithCommit(kgviz.CommitAfter))
-		return w.RunUntil(kgviz.Polled("C2", "p2.3")).Crash("C2", kgviz.AfterRecords(2)).RunUntil(kgviz.Quiet())
-	},
-	"commit-before": func() *kgviz.World {
-		w := twoMembers(kgviz.WithCommit(kgviz.CommitBefore))
-		return w.RunUntil(kgviz.Polled("C2", "p2.3")).Crash("C2", kgviz.AfterRecords(0)).RunUntil(kgviz.Quiet())
-	},
-	"zombie": func() *kgviz.World {
-		return twoMembers().RunUntil(kgviz.Polled("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.Quiet())
-	},
-	"idempotent": func() *kgviz.World {
-		w := twoMembers(kgviz.WithProducer(kgviz.Plain))
-		return w.RunUntil(kgviz.Polled("C2", "p2.3")).LoseNextProduceResponse("C2").RunUntil(kgviz.Quiet())
-	},
-	"transactions": func() *kgviz.World {
-		w := twoMembers(kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted))
-		return w.RunUntil(kgviz.Polled("C2", "p2.3")).Crash("C2", kgviz.AfterRecords(3)).RunUntil(kgviz.Quiet())
-	},
-	"lso": func() *kgviz.World {
-		w := twoMembers(kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted))
-		return w.RunUntil(kgviz.Polled("C2", "o2.3")).Crash("C2", kgviz.AfterRecords(3)).RunUntil(kgviz.Crashed("C2")).RunFor(12)
-	},
-	"fencing": func() *kgviz.World {
-		w := twoMembers(kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted))
-		return w.RunUntil(kgviz.Processed("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2")).Restart("C2").RunUntil(kgviz.Quiet())
-	},
-}
-
+// world builds a world of package worlds and checks that it did not stop,
+// unless it is meant to.
 func world(t testing.TB, name string) *kgviz.World {
 	t.Helper()
-	w := testWorlds[name]()
-	if err := w.Err(); err != nil {
-		t.Fatalf("world %s: %v", name, err)
+	build, ok := worlds.All[name]
+	if !ok {
+		t.Fatalf("no world %q", name)
+	}
+	w := build()
+	if err := w.Err(); (err != nil) != stops[name] {
+		t.Fatalf("world %s: error %v", name, err)
 	}
 	return w
 }

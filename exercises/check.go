@@ -1,22 +1,7 @@
-// Package exercises holds the checks that the kgviz notebooks call from their
-// graded cells, one file per notebook (ex01.go ... ex12.go).
-//
-// Every exercise comes as a pair:
-//
-//	VerifyNN_K(answer) Outcome // pure: runs the answer against the notebook's scenario and hidden variants
-//	CheckNN_K(answer)          // what a notebook calls: Verify, then Report
-//
-// A check never trusts a constant: the expected value of a prediction is
-// computed by running the scenario in the simulation, and answers are asked
-// for as functions (of the member count, the crash point, ...) so that hidden
-// variants can be run as well; a hard-coded answer that only fits the
-// notebook's scenario fails.
-//
-// Report prints the verdict in one or two sentences on stdout. A right answer
-// writes nothing else, and nothing at all to stderr (nbgrader scores a cell
-// that writes to stderr 0). A wrong or missing answer ends the cell's process
-// with exit status 1, which GoNB turns into an error output: the cell fails,
-// and the rest of the notebook still runs when errors are allowed.
+// The helpers every check uses: outcomes, reporting, answer calls that
+// survive panics, and the small scenario builders shared by the notebooks'
+// exercises.
+
 package exercises
 
 import (
@@ -27,6 +12,7 @@ import (
 	"strings"
 
 	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/scenarios"
 )
 
 // Outcome is the verdict on one answer.
@@ -58,6 +44,16 @@ func Report(o Outcome) {
 	fmt.Println(o.String())
 	if !o.Passed {
 		exit(1)
+	}
+}
+
+// ReportPractice prints the verdict of a practice exercise on stdout and,
+// unlike Report, never fails the cell: a practice exercise scores nothing,
+// and a failed check would stop JupyterLab's Run All there.
+func ReportPractice(o Outcome) {
+	fmt.Println(o.String())
+	if !o.Passed {
+		fmt.Println("(practice: this cell does not count towards your score; try again until it shows ✔)")
 	}
 }
 
@@ -102,29 +98,25 @@ const runLimit = 4000
 
 // newWorld builds a world for a check with a bounded run limit.
 func newWorld(opts ...kgviz.Option) *kgviz.World {
-	return kgviz.NewWorld(append([]kgviz.Option{kgviz.WithRunLimit(runLimit)}, opts...)...)
+	return kgviz.NewWorld(limited(opts)...)
 }
 
-// memberNames returns C1 ... Cn.
-func memberNames(n int) []string {
-	out := make([]string, n)
-	for i := range out {
-		out[i] = fmt.Sprintf("C%d", i+1)
-	}
-	return out
+// limited puts the checks' run limit before the options.
+func limited(opts []kgviz.Option) []kgviz.Option {
+	return append([]kgviz.Option{kgviz.WithRunLimit(runLimit)}, opts...)
 }
+
+// memberNames returns C1 ... Cn (scenarios.Members).
+func memberNames(n int) []string { return scenarios.Members(n) }
 
 // joinOneByOne adds the members in order, letting the group settle after each.
 func joinOneByOne(w *kgviz.World, names []string, opts ...kgviz.Option) *kgviz.World {
-	for _, n := range names {
-		w.AddMember(n, opts...).RunUntil(kgviz.Stable())
-	}
-	return w
+	return scenarios.Join(w, names, opts...)
 }
 
 // group builds the usual start: members C1..Cn joined one at a time.
 func group(n int, opts ...kgviz.Option) *kgviz.World {
-	return joinOneByOne(newWorld(opts...), memberNames(n))
+	return scenarios.Group(n, limited(opts)...)
 }
 
 // processedTwice lists the records processed more than once, sorted.
@@ -163,6 +155,15 @@ func ownerOf(w *kgviz.World, partition string) string {
 	return ""
 }
 
+// eventsSince copies the events from index n on.
+func eventsSince(w *kgviz.World, n int) []kgviz.Event {
+	var out []kgviz.Event
+	for _, e := range w.EventsSince(n) {
+		out = append(out, e)
+	}
+	return out
+}
+
 // countEvents counts the events matching f.
 func countEvents(w *kgviz.World, f func(kgviz.Event) bool) int {
 	n := 0
@@ -175,16 +176,19 @@ func countEvents(w *kgviz.World, f func(kgviz.Event) bool) int {
 }
 
 // rejectedTo lists the error codes of responses to member, from event index from on.
-func rejectedTo(w *kgviz.World, from int, member, api string) []kgviz.ErrorCode {
+// api 0 (Produce's key) means any API but Produce is never asked for.
+func rejectedTo(w *kgviz.World, from int, member string, api kgviz.APIKey) []kgviz.ErrorCode {
 	var out []kgviz.ErrorCode
-	evs := w.Events()
-	for _, e := range evs[min(from, len(evs)):] {
-		if e.Type == kgviz.EvSend && e.Response && e.To == member && e.Error != kgviz.NONE && (api == "" || e.API == api) {
+	for _, e := range w.EventsSince(from) {
+		if e.Type == kgviz.EvSend && e.Response && e.To == member && e.Error != kgviz.NONE && e.API != kgviz.Heartbeat && (api == anyAPI || e.API == api) {
 			out = append(out, e.Error)
 		}
 	}
 	return out
 }
+
+// anyAPI asks rejectedTo for every API.
+const anyAPI kgviz.APIKey = -1
 
 // quote renders a list of strings for a message.
 func quote(list []string) string {
@@ -197,31 +201,54 @@ func quote(list []string) string {
 	return "[" + strings.Join(list, " ") + "]"
 }
 
-// diffLists describes how got differs from want in one short sentence part.
-func diffLists(got, want []string) string {
-	if len(got)+len(want) <= 16 {
-		return fmt.Sprintf("you gave %s, the answer is %s", quote(got), quote(want))
+// listHint says how got differs from want without saying what want is: an
+// entry that does not belong, something missing or repeated, or the place
+// where the order goes wrong.
+func listHint(got, want []string) string {
+	wantN := map[string]int{}
+	for _, w := range want {
+		wantN[w]++
 	}
-	for i := 0; i < len(got) && i < len(want); i++ {
-		if got[i] != want[i] {
-			return fmt.Sprintf("the lists first differ at position %d: you have %s where %s belongs", i, got[i], want[i])
+	gotN := map[string]int{}
+	for _, g := range got {
+		gotN[g]++
+		if wantN[g] == 0 {
+			return fmt.Sprintf("%s does not belong in it", g)
 		}
 	}
-	if len(got) > len(want) {
-		return fmt.Sprintf("you have %d entries, %d too many (from %s on)", len(got), len(got)-len(want), got[len(want)])
+	for _, g := range got {
+		if gotN[g] > wantN[g] {
+			return fmt.Sprintf("%s appears more often than it should", g)
+		}
 	}
-	return fmt.Sprintf("you have %d entries, %d too few (%s is missing)", len(got), len(want)-len(got), want[len(got)])
+	if len(got) < len(want) {
+		if len(got) == 0 {
+			return "it is empty, but something belongs in it"
+		}
+		return "something is missing from it"
+	}
+	for i := range got {
+		if got[i] != want[i] {
+			return fmt.Sprintf("the entries are right but not their order, from position %d (%s) on", i+1, got[i])
+		}
+	}
+	return "it is not the right list"
 }
 
 func same(a, b any) bool { return reflect.DeepEqual(a, b) }
 
-// normalizeChoice turns " b) ..." or "B" into "B".
+// normalizeChoice accepts exactly one letter (either case, surrounding
+// spaces ignored) and returns it upper-cased; anything else comes back as it
+// was, so that it is not one of the options.
 func normalizeChoice(s string) string {
-	s = strings.TrimSpace(s)
-	if s == "" {
+	t := strings.TrimSpace(s)
+	if len(t) == 1 {
+		return strings.ToUpper(t)
+	}
+	if t == "" {
 		return ""
 	}
-	return strings.ToUpper(s[:1])
+	return s
 }
 
 // choice checks a multiple-choice answer.
@@ -232,8 +259,8 @@ func choice(id, name, got string, options string, right string, why, hint string
 	if c == "" {
 		return notAnswered(id, name)
 	}
-	if !strings.Contains(options, c) {
-		return fail(id, "%q is not one of the options %s: return just the letter.", got, strings.Join(strings.Split(options, ""), ", "))
+	if len(c) != 1 || !strings.Contains(options, c) {
+		return fail(id, "%q is not one of the choices %s: return just the letter.", got, strings.Join(strings.Split(options, ""), ", "))
 	}
 	if confirm != nil {
 		if err := confirm(); err != nil {
@@ -271,6 +298,15 @@ func dedupe(s []string) []string {
 			seen[v] = true
 			out = append(out, v)
 		}
+	}
+	return out
+}
+
+// eventList returns a world's events as a slice (answers receive plain data).
+func eventList(w *kgviz.World) []kgviz.Event {
+	out := make([]kgviz.Event, 0, w.EventCount())
+	for _, e := range w.Events() {
+		out = append(out, e)
 	}
 	return out
 }

@@ -2,6 +2,7 @@ package exercises
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"sort"
 	"strings"
 
@@ -11,14 +12,195 @@ import (
 // AssignFunc is the signature of an assignor's Assign method (see kgviz.Assignor).
 type AssignFunc = func(members []kgviz.MemberSubscription, topics map[string]int) map[string][]kgviz.TopicPartition
 
-// Verify02_1 checks a student's assignor: with two topics of 3 partitions and
+// Notebook 02, range and the eager protocol: two predictions (range's owner
+// of a partition, how many partitions pause when a member joins), an
+// assignor the simulation runs, and an explanation graded by the teacher
+// (ex02-4, not in this registry).
+
+func init() {
+	register(Exercise{
+		ID: "ex02-1", Points: 1,
+		Answers: []Answer{answer[func(partition, partitions, members int) string]("rangeOwner")},
+		Verify:  func(a Answers, v Variant) Outcome { return verify02_1(get[func(int, int, int) string](a, 0), v) },
+		Giveaways: func() []string {
+			return []string{"C1:[o0 o1 p0 p1]", "C1 {o0 o1 p0 p1}", "C2:[o2 p2]", "C2 {o2 p2}", "4 / 2", "4/2", "C4:[]", "C4 {}", "C4 idle", "C4 is idle"}
+		},
+	})
+	register(Exercise{
+		ID: "ex02-2", Points: 1,
+		Answers: []Answer{answer[func(strategy []string, topics map[string]int, members int) int]("pausedWhenJoining")},
+		Verify: func(a Answers, v Variant) Outcome {
+			return verify02_2(get[func([]string, map[string]int, int) int](a, 0), v)
+		},
+		Giveaways: func() []string {
+			return []string{"paused [o0 o1 o2 p0 p1 p2]", "6 partitions paused", "paused 6", "all six paused", "all 6 paused", "all six partitions stop"}
+		},
+	})
+	register(Exercise{
+		ID: "ex02-3", Points: 3,
+		Answers: []Answer{answer[AssignFunc]("balancedAssign")},
+		Verify:  func(a Answers, v Variant) Outcome { return verify02_3(get[AssignFunc](a, 0), v) },
+	})
+}
+
+// verify02_1 checks rangeOwner(partition, partitions, members): the member
+// (C1 ... Cn) that owns partition number `partition` of a topic of
+// `partitions` partitions under the range assignor once C1 ... Cn (n =
+// members) have joined one at a time. Range splits each topic on its own, so
+// the check uses one topic; variants: 1 to 7 partitions, 1 to 6 members;
+// secret ones: up to 12 partitions and 9 members.
+func verify02_1(rangeOwner func(partition, partitions, members int) string, v Variant) Outcome {
+	const id, name = "ex02-1", "rangeOwner"
+	if rangeOwner == nil {
+		return notAnswered(id, name)
+	}
+	type layout struct{ partitions, members int }
+	layouts := []layout{{3, 2}, {3, 4}, {3, 1}, {3, 3}, {5, 2}, {7, 3}, {2, 5}, {4, 4}, {1, 2}, {6, 4}}
+	layouts = append(layouts, draw(v, id, 4, func(r *rand.Rand) layout { return layout{between(r, 1, 12), between(r, 1, 9)} })...)
+	cases := 0
+	for _, l := range layouts {
+		w := group(l.members, kgviz.WithOnlyTopics(), kgviz.WithRecords(2), kgviz.WithTopic("orders", l.partitions, "o"))
+		if w.Err() != nil {
+			return fail(id, "internal error: %v; please report it.", w.Err())
+		}
+		for p := 0; p < l.partitions; p++ {
+			want := ownerOf(w, fmt.Sprintf("o%d", p))
+			got, err := call(func() string { return rangeOwner(p, l.partitions, l.members) })
+			if err != nil {
+				return panicked(id, name, err, fmt.Sprintf("rangeOwner(%d, %d, %d)", p, l.partitions, l.members))
+			}
+			if got == "" {
+				return notAnswered(id, name)
+			}
+			cases++
+			if got != want {
+				return fail(id, "rangeOwner(%d, %d, %d) = %q: with %d members range gives partition %d of a %d-partition topic to another member. Hint: range sorts the members and gives each a contiguous run of partitions/members partitions, the first partitions%%members members one more; a member beyond the partition count gets none.",
+					p, l.partitions, l.members, got, l.members, p, l.partitions)
+			}
+		}
+	}
+	return pass(id, cases, "range gives each member a contiguous run of each topic, the first members one partition more; so two topics of 3 split 4 / 2 between two members, and a fourth member gets nothing at all.")
+}
+
+// Check02_1 verifies rangeOwner and reports.
+func Check02_1(rangeOwner func(partition, partitions, members int) string) {
+	Report(Run("ex02-1", Public, rangeOwner))
+}
+
+// ex02Join is one scenario of ex02-2.
+type ex02Join struct {
+	strategy []string
+	topics   map[string]int
+	members  int
+}
+
+// verify02_2 checks pausedWhenJoining(strategy, topics, members): how many
+// distinct partitions pause while member number `members` joins a group of
+// members-1 (joined one at a time), with partition.assignment.strategy
+// `strategy` (assignor names, in order of preference) and input topics of
+// the given sizes. Every strategy asked holds an eager assignor.
+func verify02_2(pausedWhenJoining func(strategy []string, topics map[string]int, members int) int, v Variant) Outcome {
+	const id, name = "ex02-2", "pausedWhenJoining"
+	if pausedWhenJoining == nil {
+		return notAnswered(id, name)
+	}
+	six := map[string]int{"orders": 3, "payments": 3}
+	cases := []ex02Join{
+		{[]string{"range"}, six, 2}, // the notebook's scenario: C2 joins C1
+		{[]string{"range"}, six, 3},
+		{[]string{"range"}, six, 4}, // C4 gets nothing
+		{[]string{"range"}, six, 5},
+		{[]string{"roundrobin"}, six, 3},
+		{[]string{"range", "cooperative-sticky"}, six, 3}, // Kafka's default since 3.0
+		{[]string{"cooperative-sticky", "range"}, six, 4},
+		{[]string{"range"}, map[string]int{"orders": 5, "payments": 2}, 2},
+		{[]string{"sticky"}, map[string]int{"orders": 4}, 3},
+	}
+	cases = append(cases, draw(v, id, 4, func(r *rand.Rand) ex02Join {
+		topics := map[string]int{}
+		for _, t := range []string{"alpha", "beta", "gamma"}[:between(r, 1, 3)] {
+			topics[t] = between(r, 1, 6)
+		}
+		strategy := pick(r, []string{"range"}, []string{"roundrobin"}, []string{"sticky"}, []string{"range", "cooperative-sticky"}, []string{"cooperative-sticky", "range"})
+		return ex02Join{strategy, topics, between(r, 2, 7)}
+	})...)
+	for i, c := range cases {
+		assignors := make([]kgviz.Assignor, len(c.strategy))
+		for j, n := range c.strategy {
+			a, err := kgviz.AssignorByName(n)
+			if err != nil {
+				return fail(id, "internal error: %v; please report it.", err)
+			}
+			assignors[j] = a
+		}
+		opts := []kgviz.Option{kgviz.WithAssignor(assignors[0], assignors[1:]...), kgviz.WithRecords(40)}
+		if i > 0 {
+			opts = append(opts, kgviz.WithOnlyTopics())
+			for _, t := range sortedKeys(c.topics) {
+				opts = append(opts, kgviz.WithTopic(t, c.topics[t], t[:1]))
+			}
+		}
+		want, err := pausedByJoin(c.members, opts...)
+		if err != nil {
+			return fail(id, "internal error: %v; please report it.", err)
+		}
+		got, perr := call(func() int {
+			return pausedWhenJoining(append([]string(nil), c.strategy...), copyCounts(c.topics), c.members)
+		})
+		if perr != nil {
+			return panicked(id, name, perr, fmt.Sprintf("pausedWhenJoining(%q, %v, %d)", c.strategy, c.topics, c.members))
+		}
+		if got == 0 && i == 0 {
+			return notAnswered(id, name)
+		}
+		if got != want {
+			return fail(id, "pausedWhenJoining(%q, %v, %d) = %d is not how many partitions stop while C%d joins. Hint: with the eager protocol every member gives up every partition before it sends JoinGroup, whoever ends up with them, and a member's protocol is eager as long as its strategy lists an eager assignor.",
+				c.strategy, c.topics, c.members, got, c.members)
+		}
+	}
+	return pass(id, len(cases), "with the eager protocol every join stops every partition of the group, even when the newcomer gets nothing; Kafka's default list [range, cooperative-sticky] is still eager, since each member's list holds range.")
+}
+
+// pausedByJoin returns how many distinct partitions paused while the n-th
+// member joined a group of n-1 (members join one at a time).
+func pausedByJoin(n int, opts ...kgviz.Option) (int, error) {
+	w := group(n-1, opts...)
+	t0 := w.Now()
+	w.AddMember(fmt.Sprintf("C%d", n)).RunUntil(kgviz.Stable())
+	if w.Err() != nil {
+		return 0, w.Err()
+	}
+	parts, _ := w.PauseMeter().Between(t0, w.Now()+1)
+	return len(parts), nil
+}
+
+func copyCounts(m map[string]int) map[string]int {
+	out := make(map[string]int, len(m))
+	for k, v := range m {
+		out[k] = v
+	}
+	return out
+}
+
+// Check02_2 verifies pausedWhenJoining and reports.
+func Check02_2(pausedWhenJoining func(strategy []string, topics map[string]int, members int) int) {
+	Report(Run("ex02-2", Public, pausedWhenJoining))
+}
+
+type ex02Scenario struct {
+	desc    string
+	members int
+	opts    []kgviz.Option
+}
+
+// verify02_3 checks a student's assignor: with two topics of 3 partitions and
 // 2 members it must split 3/3, and in general every partition goes to exactly
 // one member and the members' counts differ by at most one. It runs the
 // assignor inside the simulation (the group leader runs it at every
-// rebalance). Hidden variants: 3 to 7 members, topics of other sizes, a
-// third topic.
-func Verify02_1(assign AssignFunc) Outcome {
-	const id, name = "ex02-1", "balancedAssign"
+// rebalance). Variants: 3 to 7 members, topics of other sizes, a third
+// topic; secret ones: up to 9 members and up to four topics of random sizes.
+func verify02_3(assign AssignFunc, v Variant) Outcome {
+	const id, name = "ex02-3", "balancedAssign"
 	if assign == nil {
 		return notAnswered(id, name)
 	}
@@ -35,12 +217,7 @@ func Verify02_1(assign AssignFunc) Outcome {
 	if probe == nil {
 		return notAnswered(id, name)
 	}
-	type scenario struct {
-		desc    string
-		members int
-		opts    []kgviz.Option
-	}
-	scenarios := []scenario{
+	scenarios := []ex02Scenario{
 		{"the notebook's scenario (2 members, orders and payments with 3 partitions each)", 2, nil},
 		{"a group of 3", 3, nil},
 		{"a group of 4", 4, nil},
@@ -50,6 +227,17 @@ func Verify02_1(assign AssignFunc) Outcome {
 		{"a group of 3 with orders of 5 partitions and payments of 2", 3, []kgviz.Option{kgviz.WithTopic("orders", 5, "o"), kgviz.WithTopic("payments", 2, "p")}},
 		{"a group of 4 with a third topic, refunds, of 2 partitions", 4, []kgviz.Option{kgviz.WithTopic("refunds", 2, "r")}},
 	}
+	scenarios = append(scenarios, draw(v, id, 4, func(r *rand.Rand) ex02Scenario {
+		opts := []kgviz.Option{kgviz.WithOnlyTopics(), kgviz.WithRecords(2)}
+		var desc []string
+		for i, t := range []string{"alpha", "beta", "gamma", "delta"}[:between(r, 1, 4)] {
+			n := between(r, 1, 9)
+			opts = append(opts, kgviz.WithTopic(t, n, string(rune('a'+i))))
+			desc = append(desc, fmt.Sprintf("%s of %d", t, n))
+		}
+		n := between(r, 2, 9)
+		return ex02Scenario{fmt.Sprintf("a group of %d with the topics %s", n, strings.Join(desc, ", ")), n, opts}
+	})...)
 	for _, sc := range scenarios {
 		a := kgviz.NewAssignor("balanced", kgviz.Eager, func(ms []kgviz.MemberSubscription, topics map[string]int) (plan map[string][]kgviz.TopicPartition) {
 			defer func() {
@@ -99,7 +287,7 @@ func Verify02_1(assign AssignFunc) Outcome {
 			}
 		}
 		if hi-lo > 1 {
-			return fail(id, "in %s, %s gets %d partitions and %s only %d (the assignment was %s): balanced means the counts differ by at most one. Hint: deal all partitions of all topics out together rather than topic by topic.", sc.desc, hiM, hi, loM, lo, fmtAssignment(asg, names))
+			return fail(id, "in %s, %s gets %d partitions and %s only %d (your plan was %s): balanced means the counts differ by at most one. Hint: deal all partitions of all topics out together rather than topic by topic.", sc.desc, hiM, hi, loM, lo, fmtAssignment(asg, names))
 		}
 	}
 	return pass(id, len(scenarios), "your assignor deals the partitions of all topics together, so no member gets more than one partition more than another (3/3 where range gives 4/2).")
@@ -113,40 +301,5 @@ func fmtAssignment(asg map[string][]string, members []string) string {
 	return strings.Join(parts, " · ")
 }
 
-// Check02_1 verifies the assignor and reports.
-func Check02_1(assign AssignFunc) { Report(Verify02_1(assign)) }
-
-// Verify02_2 checks rangeOwner(partition, members): who owns a partition
-// ("o1") under the range assignor once C1..Cn have joined one at a time.
-// Hidden variants: every partition for 1 to 5 members.
-func Verify02_2(rangeOwner func(partition string, members int) string) Outcome {
-	const id, name = "ex02-2", "rangeOwner"
-	if rangeOwner == nil {
-		return notAnswered(id, name)
-	}
-	cases := 0
-	for _, n := range []int{4, 1, 2, 3, 5} { // 4 is the notebook's question
-		w := group(n)
-		if w.Err() != nil {
-			return fail(id, "internal error: %v", w.Err())
-		}
-		for _, p := range w.Partitions() {
-			want := ownerOf(w, p)
-			got, err := call(func() string { return rangeOwner(p, n) })
-			if err != nil {
-				return panicked(id, name, err, fmt.Sprintf("rangeOwner(%q, %d)", p, n))
-			}
-			if got == "" {
-				return notAnswered(id, name)
-			}
-			cases++
-			if got != want {
-				return fail(id, "rangeOwner(%q, %d) = %q, but with %d members range gives %s to %s. Hint: range works topic by topic: sort the members, give each a contiguous run of 3/n partitions, the first 3%%n members one more.", p, n, got, n, p, want)
-			}
-		}
-	}
-	return pass(id, cases, "range splits each topic on its own into contiguous runs, so with 4 members each topic's 3 partitions go to C1..C3 and C4 is idle.")
-}
-
-// Check02_2 verifies rangeOwner and reports.
-func Check02_2(rangeOwner func(partition string, members int) string) { Report(Verify02_2(rangeOwner)) }
+// Check02_3 verifies the assignor and reports.
+func Check02_3(assign AssignFunc) { Report(Run("ex02-3", Public, assign)) }

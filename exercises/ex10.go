@@ -2,14 +2,44 @@ package exercises
 
 import (
 	"fmt"
-	"strings"
+	"math/rand/v2"
 
 	"github.com/kgviz/kgviz/kgviz"
 )
 
+func init() {
+	register(Exercise{
+		ID: "ex10-1", Points: 1,
+		Answers: []Answer{answer[func(txnVersion int) []string]("batchRequests")},
+		Verify:  func(a Answers, v Variant) Outcome { return verify10_1(get[func(int) []string](a, 0), v) },
+		Giveaways: func() []string {
+			var out []string
+			for _, tv := range []int{1, 2} {
+				w := group(2, kgviz.WithCommit(kgviz.Transactional), kgviz.WithTransactionVersion(tv))
+				from := w.Now()
+				w.RunFor(40)
+				out = append(out, fmt.Sprint(batchRequestsOf(w, "C2", from, 1)))
+			}
+			return out
+		},
+	})
+	register(Exercise{
+		ID: "ex10-2", Points: 1,
+		Answers: []Answer{answer[func(lastSent string) string]("outcome")},
+		Verify:  func(a Answers, v Variant) Outcome { return verify10_2(get[func(string) string](a, 0), v) },
+	})
+	register(Exercise{
+		ID: "ex10-3", Points: 3,
+		Answers: []Answer{answer[func(state kgviz.TxnState, event string) kgviz.TxnState]("nextState")},
+		Verify: func(a Answers, v Variant) Outcome {
+			return verify10_3(get[func(kgviz.TxnState, string) kgviz.TxnState](a, 0), v)
+		},
+	})
+}
+
 // collapse removes consecutive repeats.
-func collapse(s []string) []string {
-	var out []string
+func collapse[T comparable](s []T) []T {
+	var out []T
 	for _, v := range s {
 		if len(out) == 0 || out[len(out)-1] != v {
 			out = append(out, v)
@@ -23,11 +53,11 @@ func collapse(s []string) []string {
 func batchRequestsOf(w *kgviz.World, member string, from, k int) []string {
 	fetches := 0
 	var out []string
-	for _, e := range w.Events() {
-		if e.Tick < from || e.Type != kgviz.EvSend || e.Response || e.From != member || e.API == "Heartbeat" {
+	for _, x := range w.Requests(member, kgviz.AnyAPI) {
+		if x.Tick < from || x.API == kgviz.Heartbeat {
 			continue
 		}
-		if e.API == "Fetch" {
+		if x.API == kgviz.Fetch {
 			fetches++
 			if fetches > k {
 				break
@@ -35,135 +65,268 @@ func batchRequestsOf(w *kgviz.World, member string, from, k int) []string {
 			continue
 		}
 		if fetches == k {
-			out = append(out, e.API)
+			out = append(out, x.API.String())
 		}
 	}
 	return collapse(out)
 }
 
-// Verify10_1 checks batchRequests(): the requests a transactional member
-// sends for one poll batch (after its first), between its Fetch and the next
-// one, consecutive repeats collapsed. Checked on both members, several
-// batches and other batch sizes.
-func Verify10_1(batchRequests func() []string) Outcome {
+// verify10_1 checks batchRequests(txnVersion): the requests a transactional
+// member sends for one poll batch (after its first), between its Fetch and
+// the next one, consecutive repeats collapsed, with transaction.version 1 or 2.
+// Checked on both members, several batches, batch sizes of 1 to 5 (secret:
+// other sizes and batches).
+func verify10_1(batchRequests func(txnVersion int) []string, v Variant) Outcome {
 	const id, name = "ex10-1", "batchRequests"
 	if batchRequests == nil {
 		return notAnswered(id, name)
 	}
-	got, err := call(batchRequests)
-	if err != nil {
-		return panicked(id, name, err, "")
-	}
-	if got == nil {
-		return notAnswered(id, name)
-	}
+	type scenario struct{ tv, mpr, k int }
+	scenarios := []scenario{{1, 3, 1}, {2, 3, 1}, {1, 3, 2}, {2, 4, 2}, {1, 5, 1}, {2, 5, 2}, {2, 1, 3}}
+	// Up to 5 records a poll: a longer transactional batch outlasts max.poll.interval.ms.
+	scenarios = append(scenarios, draw(v, id, 3, func(r *rand.Rand) scenario {
+		return scenario{between(r, 1, 2), between(r, 1, 5), between(r, 1, 3)}
+	})...)
 	cases := 0
-	for _, mpr := range []int{3, 4, 5} {
-		w := group(2, kgviz.WithCommit(kgviz.Transactional), kgviz.WithMaxPollRecords(mpr))
-		from := w.Now()
-		w.RunFor(60)
-		if w.Err() != nil {
-			return fail(id, "internal error: %v", w.Err())
-		}
-		for _, m := range []string{"C1", "C2"} {
-			for _, k := range []int{1, 2} {
-				want := batchRequestsOf(w, m, from, k)
-				cases++
-				if !same(collapse(got), want) {
-					return fail(id, "%s sends %s for a batch (max.poll.records=%d), %s. Hint: filter the sequence diagram to the transactions, produce and offsets families and follow one batch from Fetch to Fetch.", m, quote(want), mpr, diffLists(collapse(got), want))
-				}
-			}
-		}
-	}
-	return pass(id, cases, "register the partition (AddPartitionsToTxn), write the invoices, add the group's offsets to the transaction (AddOffsetsToTxn, then TxnOffsetCommit to the group coordinator), and EndTxn: InitProducerId happens only once, at start.")
-}
-
-// Check10_1 verifies batchRequests and reports.
-func Check10_1(batchRequests func() []string) { Report(Verify10_1(batchRequests)) }
-
-// txnStatesOf returns the states of transactional id txnID's transactions
-// as logged in __transaction_state, one list per transaction.
-func txnStatesOf(w *kgviz.World, txnID string) [][]string {
-	var out [][]string
-	var cur []string
-	for _, rec := range w.TransactionStateLog() {
-		f := strings.Fields(rec)
-		if len(f) < 4 || f[0] != txnID {
-			continue
-		}
-		st := f[3]
-		if st == "Empty" {
-			continue
-		}
-		cur = append(cur, st)
-		if strings.HasPrefix(st, "Complete") {
-			out = append(out, collapse(cur))
-			cur = nil
-		}
-	}
-	return out
-}
-
-// Verify10_2 checks txnStates(commit): the states the transaction
-// coordinator writes to __transaction_state for one transaction that commits
-// (commit=true) or aborts, consecutive repeats collapsed. Checked on
-// committed transactions of both members, a transaction aborted by
-// transaction.timeout.ms and one aborted by a restart.
-func Verify10_2(txnStates func(commit bool) []string) Outcome {
-	const id, name = "ex10-2", "txnStates"
-	if txnStates == nil {
-		return notAnswered(id, name)
-	}
-	type scenario struct {
-		desc   string
-		commit bool
-		world  func() *kgviz.World
-		txnID  string
-	}
-	crashed := func(restart bool) func() *kgviz.World {
-		return func() *kgviz.World {
-			w := group(2, kgviz.WithCommit(kgviz.Transactional))
-			w.RunUntil(kgviz.Polled("C2", "o2.3")).Crash("C2", kgviz.AfterRecords(3)).RunUntil(kgviz.Crashed("C2"))
-			if restart {
-				w.RunFor(1).Restart("C2")
-			}
-			return w.RunUntil(kgviz.Quiet())
-		}
-	}
-	scenarios := []scenario{
-		{"a committed transaction of C1", true, func() *kgviz.World { return group(2, kgviz.WithCommit(kgviz.Transactional)).RunFor(30) }, "tx-C1"},
-		{"a transaction C2 left open when it crashed (aborted by transaction.timeout.ms)", false, crashed(false), "tx-C2"},
-		{"a transaction C2 left open, aborted by its restart", false, crashed(true), "tx-C2"},
-		{"a committed transaction of C2", true, func() *kgviz.World { return group(2, kgviz.WithCommit(kgviz.Transactional)).RunFor(30) }, "tx-C2"},
-	}
 	for i, sc := range scenarios {
-		w := sc.world()
-		if w.Err() != nil {
-			return fail(id, "internal error: %v", w.Err())
-		}
-		var want []string
-		for _, t := range txnStatesOf(w, sc.txnID) {
-			if strings.HasSuffix(t[len(t)-1], "Commit") == sc.commit {
-				want = t
-				break
-			}
-		}
-		if want == nil {
-			return fail(id, "internal error: no such transaction in %s", sc.desc)
-		}
-		got, err := call(func() []string { return txnStates(sc.commit) })
+		got, err := call(func() []string { return batchRequests(sc.tv) })
 		if err != nil {
-			return panicked(id, name, err, fmt.Sprintf("txnStates(%v)", sc.commit))
+			return panicked(id, name, err, fmt.Sprintf("batchRequests(%d)", sc.tv))
 		}
 		if got == nil && i == 0 {
 			return notAnswered(id, name)
 		}
-		if !same(collapse(got), want) {
-			return fail(id, "for %s txnStates(%v): %s. Hint: print w.TransactionStateLog() and follow one transactional.id.", sc.desc, sc.commit, diffLists(collapse(got), want))
+		w := group(2, kgviz.WithCommit(kgviz.Transactional), kgviz.WithMaxPollRecords(sc.mpr), kgviz.WithTransactionVersion(sc.tv))
+		from := w.Now()
+		w.RunFor(80)
+		if w.Err() != nil {
+			return fail(id, "internal error: %v; please report it.", w.Err())
+		}
+		for _, m := range []string{"C1", "C2"} {
+			want := batchRequestsOf(w, m, from, sc.k)
+			if len(want) == 0 {
+				continue // that member had nothing left to read
+			}
+			cases++
+			if !same(collapse(got), want) {
+				return fail(id, "with transaction.version=%d and max.poll.records=%d, %s's requests for a batch are not those: %s. Hint: which requests does KIP-890 (version 2) make unnecessary, and why?", sc.tv, sc.mpr, m, listHint(collapse(got), want))
+			}
 		}
 	}
-	return pass(id, len(scenarios), "Ongoing while records and offsets are added, then Prepare (the outcome is decided and written down before any marker), then Complete once the markers are in every partition.")
+	return pass(id, cases, "version 1 registers the partition (AddPartitionsToTxn) and the group's offsets (AddOffsetsToTxn) with the transaction coordinator before using them; version 2 lets the first Produce add its partition implicitly and needs no AddOffsetsToTxn. TxnOffsetCommit goes to the group coordinator, EndTxn ends the transaction; InitProducerId happens only once, at start.")
 }
 
-// Check10_2 verifies txnStates and reports.
-func Check10_2(txnStates func(commit bool) []string) { Report(Verify10_2(txnStates)) }
+// Check10_1 verifies batchRequests and reports.
+func Check10_1(batchRequests func(txnVersion int) []string) {
+	Report(Run("ex10-1", Public, batchRequests))
+}
+
+// txnCrash: a transactional group where victim crashes right after it sent
+// api in a transaction (after the group ran runUp ticks); then the world runs
+// to the end.
+func txnCrash(members, tv, runUp int, victim string, api kgviz.APIKey) *kgviz.World {
+	w := group(members, kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithTransactionVersion(tv))
+	w.RunFor(runUp).RunUntil(kgviz.Sent(victim, api))
+	if w.Err() != nil {
+		return w
+	}
+	return w.Crash(victim, kgviz.Immediately()).RunUntil(kgviz.Quiet())
+}
+
+// txnAt returns the states (collapsed) of the first transaction of
+// transactionalID that ends (Complete…) at or after tick.
+func txnAt(w *kgviz.World, transactionalID string, tick int) []kgviz.TxnState {
+	var cur []kgviz.TxnState
+	for _, e := range w.Events() {
+		if e.Type != kgviz.EvTxnState || e.TransactionalID != transactionalID {
+			continue
+		}
+		switch e.TxnState {
+		case kgviz.TxnEmpty:
+			cur = nil
+		case kgviz.TxnCompleteCommit, kgviz.TxnCompleteAbort:
+			if e.Tick >= tick && len(cur) > 0 {
+				return collapse(append(cur, e.TxnState))
+			}
+			cur = nil
+		default:
+			cur = append(cur, e.TxnState)
+		}
+	}
+	return nil
+}
+
+var txnAPIs = map[string]kgviz.APIKey{"AddPartitionsToTxn": kgviz.AddPartitionsToTxn, "Produce": kgviz.Produce, "AddOffsetsToTxn": kgviz.AddOffsetsToTxn,
+	"TxnOffsetCommit": kgviz.TxnOffsetCommit, "EndTxn": kgviz.EndTxn}
+
+type ex10Crash struct {
+	members, tv, runUp int
+	victim, api        string
+}
+
+// verify10_2 checks outcome(lastSent): "commit" or "abort", the end of the
+// transaction of a producer that crashed right after it sent lastSent.
+// Scenarios: every request of a transaction, both transaction versions,
+// groups of two and three, other members and moments (secret: drawn).
+func verify10_2(outcome func(lastSent string) string, v Variant) Outcome {
+	const id, name = "ex10-2", "outcome"
+	if outcome == nil {
+		return notAnswered(id, name)
+	}
+	cases := []ex10Crash{{2, 1, 3, "C2", "EndTxn"}, {2, 1, 3, "C2", "TxnOffsetCommit"}, {2, 1, 3, "C2", "Produce"}, {2, 1, 3, "C2", "AddOffsetsToTxn"},
+		{2, 1, 3, "C2", "AddPartitionsToTxn"}, {2, 2, 3, "C2", "EndTxn"}, {2, 2, 3, "C2", "TxnOffsetCommit"}, {3, 2, 10, "C1", "Produce"}, {3, 1, 12, "C3", "EndTxn"}}
+	cases = append(cases, draw(v, id, 4, func(r *rand.Rand) ex10Crash {
+		members, tv := between(r, 2, 3), between(r, 1, 2)
+		apis := []string{"TxnOffsetCommit", "Produce", "EndTxn"}
+		if tv == 1 {
+			apis = append(apis, "AddOffsetsToTxn", "AddPartitionsToTxn")
+		}
+		return ex10Crash{members, tv, between(r, 0, 30), fmt.Sprintf("C%d", between(r, 1, members)), apis[r.IntN(len(apis))]}
+	})...)
+	checked := 0
+	for i, c := range cases {
+		w := txnCrash(c.members, c.tv, c.runUp, c.victim, txnAPIs[c.api])
+		if w.Err() != nil {
+			continue
+		}
+		crash := 0
+		for _, e := range w.Events() {
+			if e.Type == kgviz.EvCrash && e.Member == c.victim {
+				crash = e.Tick
+			}
+		}
+		states := txnAt(w, "tx-"+c.victim, crash)
+		if len(states) == 0 {
+			continue
+		}
+		want := "abort"
+		if states[len(states)-1] == kgviz.TxnCompleteCommit {
+			want = "commit"
+		}
+		got, err := call(func() string { return outcome(c.api) })
+		if err != nil {
+			return panicked(id, name, err, fmt.Sprintf("outcome(%q)", c.api))
+		}
+		if i == 0 && got == "" {
+			return notAnswered(id, name)
+		}
+		if got != "commit" && got != "abort" {
+			return fail(id, "outcome(%q) = %q: answer \"commit\" or \"abort\".", c.api, got)
+		}
+		if got != want {
+			return fail(id, "outcome(%q) = %q (transaction.version %d, %s crashed in a group of %d). Hint: which request makes the coordinator write its decision to __transaction_state, and can anything change a decision once it is written?", c.api, got, c.tv, c.victim, c.members)
+		}
+		checked++
+	}
+	return pass(id, checked, "until EndTxn the transaction is only Ongoing: the coordinator aborts it when transaction.timeout.ms runs out (or a new instance calls InitProducerId). EndTxn(COMMIT) makes it write PrepareCommit; from then on the commit completes, markers and all, even though the producer is gone.")
+}
+
+// Check10_2 verifies outcome and reports.
+func Check10_2(outcome func(lastSent string) string) { Report(Run("ex10-2", Public, outcome)) }
+
+// ex10Life is one transaction of a scenario: the events the transaction
+// coordinator saw, in order, and the states it went through in the simulation.
+type ex10Life struct {
+	desc   string
+	start  kgviz.TxnState // the state before the transaction's first event
+	events []string
+	world  func() *kgviz.World
+	txnID  string
+	pick   func(w *kgviz.World) int // a tick inside the transaction
+}
+
+// verify10_3 checks nextState(state, event): the transaction coordinator's
+// state machine (TransactionMetadata's transitions). The events are
+// "AddPartitionsToTxn", "AddOffsetsToTxn", "Produce" (the first write of a
+// partition with transaction.version 2), "EndTxn(COMMIT)", "EndTxn(ABORT)",
+// "InitProducerId" (a new instance), "timeout" (transaction.timeout.ms) and
+// "markers written" (every partition has its marker). The check folds the
+// answer over the events of transactions the simulation ran (committed with
+// versions 1 and 2, aborted by the application, by a timeout, by a new
+// instance, and committed although the producer died after EndTxn) and
+// compares the states with the coordinator's.
+func verify10_3(nextState func(state kgviz.TxnState, event string) kgviz.TxnState, v Variant) Outcome {
+	const id, name = "ex10-3", "nextState"
+	if nextState == nil {
+		return notAnswered(id, name)
+	}
+	tx := func(tv int, opts ...kgviz.Option) *kgviz.World {
+		return group(2, append([]kgviz.Option{kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithTransactionVersion(tv)}, opts...)...)
+	}
+	crashTick := func(member string) func(w *kgviz.World) int {
+		return func(w *kgviz.World) int {
+			t := 0
+			for _, e := range w.Events() {
+				if (e.Type == kgviz.EvCrash || e.Type == kgviz.EvRestart) && e.Member == member && t == 0 {
+					t = e.Tick
+				}
+			}
+			return t
+		}
+	}
+	lives := []ex10Life{
+		{"a committed transaction, version 1", kgviz.TxnCompleteCommit, []string{"AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn(COMMIT)", "markers written"},
+			func() *kgviz.World { return tx(1).RunFor(30) }, "tx-C2", func(w *kgviz.World) int { return w.Now() - 12 }},
+		{"a committed transaction, version 2", kgviz.TxnCompleteCommit, []string{"Produce", "EndTxn(COMMIT)", "markers written"},
+			func() *kgviz.World { return tx(2).RunFor(30) }, "tx-C1", func(w *kgviz.World) int { return w.Now() - 12 }},
+		{"C2 crashed mid-transaction (version 1), aborted by transaction.timeout.ms", kgviz.TxnCompleteCommit, []string{"AddPartitionsToTxn", "AddOffsetsToTxn", "timeout", "markers written"},
+			func() *kgviz.World { return txnCrash(2, 1, 3, "C2", kgviz.TxnOffsetCommit) }, "tx-C2", crashTick("C2")},
+		{"C2 crashed mid-transaction (version 2), aborted by transaction.timeout.ms", kgviz.TxnCompleteCommit, []string{"Produce", "timeout", "markers written"},
+			func() *kgviz.World { return txnCrash(2, 2, 3, "C2", kgviz.Produce) }, "tx-C2", crashTick("C2")},
+		{"C2 crashed right after EndTxn, then transaction.timeout.ms passed", kgviz.TxnCompleteCommit, []string{"AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn(COMMIT)", "timeout", "markers written"},
+			func() *kgviz.World { return txnCrash(2, 1, 3, "C2", kgviz.EndTxn) }, "tx-C2", crashTick("C2")},
+		{"C2 restarted while stuck mid-transaction: the new instance's InitProducerId", kgviz.TxnCompleteCommit, []string{"AddPartitionsToTxn", "InitProducerId", "markers written"},
+			func() *kgviz.World {
+				w, _ := epochFenceScenario(2, "C2", "p2.3", 1)
+				return w
+			}, "tx-C2", crashTick("C2")},
+		{"Demo 12b: C2's TxnOffsetCommit fenced, the application aborts", kgviz.TxnCompleteCommit, []string{"AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn(ABORT)", "markers written"},
+			func() *kgviz.World {
+				w, _ := generationFenceScenario()
+				return w
+			}, "tx-C2", func(w *kgviz.World) int {
+				for _, r := range w.Refusals("C2", kgviz.TxnOffsetCommit) {
+					return r.Tick
+				}
+				return 0
+			}},
+	}
+	_ = v // the transactions are the simulation's; every variant checks them all
+	checked, answered := 0, false
+	for _, l := range lives {
+		w := l.world()
+		if w.Err() != nil {
+			return fail(id, "internal error in %s: %v; please report it.", l.desc, w.Err())
+		}
+		want := txnAt(w, l.txnID, l.pick(w))
+		if len(want) == 0 {
+			return fail(id, "internal error: no transaction found in %s; please report it.", l.desc)
+		}
+		state := l.start
+		var got []kgviz.TxnState
+		for _, ev := range l.events {
+			next, err := call(func() kgviz.TxnState { return nextState(state, ev) })
+			if err != nil {
+				return panicked(id, name, err, fmt.Sprintf("nextState(%s, %q)", state, ev))
+			}
+			if next != "" && next != state {
+				answered = true
+			}
+			got = append(got, next)
+			state = next
+		}
+		if !answered {
+			return notAnswered(id, name)
+		}
+		if !same(collapse(got), want) {
+			return fail(id, "in %s, the events %q take your coordinator through %v, not through the states the coordinator went through. Hint: which transitions are allowed from a Prepare… state, and what ends it?", l.desc, l.events, collapse(got))
+		}
+		checked++
+	}
+	return pass(id, checked, "Ongoing from the first partition added until the outcome is decided; EndTxn(COMMIT) → PrepareCommit, EndTxn(ABORT), a timeout or a new instance's InitProducerId → PrepareAbort; once Prepare… is written nothing but the markers moves it, to Complete…: the decision survives the producer.")
+}
+
+// Check10_3 verifies nextState and reports.
+func Check10_3(nextState func(state kgviz.TxnState, event string) kgviz.TxnState) {
+	Report(Run("ex10-3", Public, nextState))
+}

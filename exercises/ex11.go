@@ -2,10 +2,31 @@ package exercises
 
 import (
 	"fmt"
+	"math/rand/v2"
 	"strings"
 
 	"github.com/kgviz/kgviz/kgviz"
 )
+
+func init() {
+	register(Exercise{
+		ID: "ex11-2", Points: 3,
+		Answers: []Answer{answer[func(log []kgviz.LogRecord) int]("lastStableOffset")},
+		Verify:  func(a Answers, v Variant) Outcome { return verify11_2(get[func([]kgviz.LogRecord) int](a, 0), v) },
+	})
+	register(Exercise{
+		ID: "ex11-3", Points: 3,
+		Answers: []Answer{answer[func(log []kgviz.LogRecord) []string]("readCommitted")},
+		Verify:  func(a Answers, v Variant) Outcome { return verify11_3(get[func([]kgviz.LogRecord) []string](a, 0), v) },
+	})
+	register(Exercise{
+		ID: "ex11-1", Points: 1,
+		Answers: []Answer{answer[func(transactionTimeout, restartAfter int) string]("unblockedBy")},
+		Verify: func(a Answers, v Variant) Outcome {
+			return verify11_1(get[func(int, int) string](a, 0), v)
+		},
+	})
+}
 
 // lsoScenarios are the worlds in which the LSO exercises are checked tick by
 // tick: the notebook's crash inside a transaction, its restart variant, a
@@ -17,7 +38,7 @@ type lsoScenario struct {
 	ticks int
 }
 
-func lsoScenarios() []lsoScenario {
+func lsoScenarios(v Variant, id string) []lsoScenario {
 	crash := func(restart bool, members int, victim, record string) func() *kgviz.World {
 		return func() *kgviz.World {
 			w := group(members, kgviz.WithCommit(kgviz.Transactional))
@@ -28,7 +49,7 @@ func lsoScenarios() []lsoScenario {
 			return w
 		}
 	}
-	return []lsoScenario{
+	scenarios := []lsoScenario{
 		{"the notebook's scenario (C2 crashes inside a transaction)", crash(false, 2, "C2", "o2.3"), 60},
 		{"C2 crashes inside a transaction and is restarted at once", crash(true, 2, "C2", "o2.3"), 30},
 		{"a transactional group of two without crashes", func() *kgviz.World {
@@ -36,23 +57,35 @@ func lsoScenarios() []lsoScenario {
 		}, 50},
 		{"C1 crashes inside a transaction in a group of three", crash(false, 3, "C1", "p0.3"), 50},
 	}
+	return append(scenarios, draw(v, id, 2, func(r *rand.Rand) lsoScenario {
+		members := between(r, 2, 3)
+		victim := fmt.Sprintf("C%d", between(r, 1, members))
+		part := map[string]int{"C1": 0, "C2": 1, "C3": 2}[victim]
+		if members == 2 && victim == "C2" {
+			part = 2
+		}
+		record := fmt.Sprintf("%s%d.3", pick(r, "o", "p"), part) // after the first batch, with 3 records to crash after
+		restart := r.IntN(2) == 0
+		return lsoScenario{fmt.Sprintf("%s crashes inside a transaction at %s in a group of %d (restarted: %v)", victim, record, members, restart),
+			crash(restart, members, victim, record), between(r, 30, 60)}
+	})...)
 }
 
-// Verify11_1 checks lastStableOffset(log): the LSO of invoices-0 computed
+// verify11_2 checks lastStableOffset(log): the LSO of invoices-0 computed
 // from its records, compared with the broker's at every tick of several
 // scenarios.
-func Verify11_1(lastStableOffset func(log []kgviz.LogRecord) int) Outcome {
-	const id, name = "ex11-1", "lastStableOffset"
+func verify11_2(lastStableOffset func(log []kgviz.LogRecord) int, v Variant) Outcome {
+	const id, name = "ex11-2", "lastStableOffset"
 	if lastStableOffset == nil {
 		return notAnswered(id, name)
 	}
 	cases, allZero := 0, true
 	var msg string
-	for _, sc := range lsoScenarios() {
+	for _, sc := range lsoScenarios(v, id) {
 		w := sc.start()
 		for i := 0; i < sc.ticks && msg == ""; i++ {
 			if w.Err() != nil {
-				return fail(id, "internal error: %v", w.Err())
+				return fail(id, "internal error: %v; please report it.", w.Err())
 			}
 			log, _ := w.Log("invoices", 0)
 			want := w.LSO()
@@ -65,7 +98,11 @@ func Verify11_1(lastStableOffset func(log []kgviz.LogRecord) int) Outcome {
 				allZero = false
 			}
 			if got != want {
-				msg = fmt.Sprintf("in %s, at tick %d (high watermark %d), you computed the LSO %d; the broker's is %d. Hint: the LSO is where the earliest undecided transaction begins (its records have State kgviz.StateOpen), or the high watermark if nothing is undecided.", sc.desc, w.Now(), w.HighWatermark(), got, want)
+				more := "before"
+				if got < want {
+					more = "after"
+				}
+				msg = fmt.Sprintf("in %s, at tick %d (high watermark %d), you computed the LSO %d; the broker's is %s that. Hint: the LSO is where the earliest undecided transaction begins (its records have State kgviz.StateOpen), or the high watermark if nothing is undecided.", sc.desc, w.Now(), w.HighWatermark(), got, more)
 			}
 			w.RunFor(1)
 		}
@@ -79,25 +116,25 @@ func Verify11_1(lastStableOffset func(log []kgviz.LogRecord) int) Outcome {
 	return pass(id, cases, "the LSO stops at the first record of the oldest open transaction, however many committed records other producers wrote after it.")
 }
 
-// Check11_1 verifies lastStableOffset and reports.
-func Check11_1(lastStableOffset func(log []kgviz.LogRecord) int) {
-	Report(Verify11_1(lastStableOffset))
+// Check11_2 verifies lastStableOffset and reports.
+func Check11_2(lastStableOffset func(log []kgviz.LogRecord) int) {
+	Report(Run("ex11-2", Public, lastStableOffset))
 }
 
-// Verify11_2 checks readCommitted(log): what a read_committed reader returns
+// verify11_3 checks readCommitted(log): what a read_committed reader returns
 // from invoices-0, compared with the audit reader at every tick of several
 // scenarios.
-func Verify11_2(readCommitted func(log []kgviz.LogRecord) []string) Outcome {
-	const id, name = "ex11-2", "readCommitted"
+func verify11_3(readCommitted func(log []kgviz.LogRecord) []string, v Variant) Outcome {
+	const id, name = "ex11-3", "readCommitted"
 	if readCommitted == nil {
 		return notAnswered(id, name)
 	}
 	cases, answered := 0, false
-	for _, sc := range lsoScenarios() {
+	for _, sc := range lsoScenarios(v, id) {
 		w := sc.start().SetIsolation(kgviz.ReadCommitted)
 		for i := 0; i < sc.ticks; i++ {
 			if w.Err() != nil {
-				return fail(id, "internal error: %v", w.Err())
+				return fail(id, "internal error: %v; please report it.", w.Err())
 			}
 			log, _ := w.Log("invoices", 0)
 			want := w.Invoices()
@@ -132,7 +169,7 @@ func Verify11_2(readCommitted func(log []kgviz.LogRecord) []string) Outcome {
 						}
 					}
 				}
-				return fail(id, "in %s, at tick %d (LSO %d, high watermark %d): %s. %s", sc.desc, w.Now(), w.LSO(), w.HighWatermark(), diffLists(got, want), hint)
+				return fail(id, "in %s, at tick %d (high watermark %d), what you read is wrong: %s. %s", sc.desc, w.Now(), w.HighWatermark(), listHint(got, want), hint)
 			}
 			w.RunFor(1)
 		}
@@ -140,51 +177,105 @@ func Verify11_2(readCommitted func(log []kgviz.LogRecord) []string) Outcome {
 	return pass(id, cases, "a read_committed reader stops at the LSO and drops markers and aborted records, so it never sees an invoice that might still be rolled back.")
 }
 
-// Check11_2 verifies readCommitted and reports.
-func Check11_2(readCommitted func(log []kgviz.LogRecord) []string) { Report(Verify11_2(readCommitted)) }
-
-// Verify11_3 checks abortedAtOnceBy(): the request of the restarted C2 that
-// makes the transaction coordinator abort the transaction its crashed
-// predecessor left open, confirmed on the simulation.
-func Verify11_3(abortedAtOnceBy func() string) Outcome {
-	const id, name = "ex11-3", "abortedAtOnceBy"
-	if abortedAtOnceBy == nil {
-		return notAnswered(id, name)
-	}
-	got, err := call(abortedAtOnceBy)
-	if err != nil {
-		return panicked(id, name, err, "")
-	}
-	got = strings.TrimSpace(got)
-	if got == "" {
-		return notAnswered(id, name)
-	}
-	w := group(2, kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted))
-	w.RunUntil(kgviz.Polled("C2", "o2.3")).Crash("C2", kgviz.AfterRecords(3)).RunUntil(kgviz.Crashed("C2")).RunFor(1)
-	n := len(w.Events())
-	w.Restart("C2").RunFor(8)
-	// The request of C2 that was answered right before the abort began.
-	want := ""
-	evs := w.Events()[n:]
-	for i, e := range evs {
-		if e.Type == kgviz.EvTxnState && e.State == "PrepareAbort" {
-			for j := i; j >= 0; j-- {
-				if evs[j].Type == kgviz.EvSend && !evs[j].Response && evs[j].From == "C2" {
-					want = evs[j].API
-					break
-				}
-			}
-			break
-		}
-	}
-	if want == "" {
-		return fail(id, "the simulation did not abort the open transaction after the restart; please report it.")
-	}
-	if !strings.EqualFold(got, want) {
-		return fail(id, "%q is not the request that does it. Hint: what is the first thing a transactional producer asks the transaction coordinator when it starts, and what does the coordinator do with a transaction the same transactional.id left open?", got)
-	}
-	return pass(id, 1, "%s: the new instance registers the same transactional.id, the coordinator bumps the epoch and aborts what the old instance left open, so read_committed readers move on without waiting for transaction.timeout.ms.", want)
+// Check11_3 verifies readCommitted and reports.
+func Check11_3(readCommitted func(log []kgviz.LogRecord) []string) {
+	Report(Run("ex11-3", Public, readCommitted))
 }
 
-// Check11_3 verifies abortedAtOnceBy and reports.
-func Check11_3(abortedAtOnceBy func() string) { Report(Verify11_3(abortedAtOnceBy)) }
+type ex11Stall struct {
+	members, timeout, restartAfter int
+	victim, record                 string
+}
+
+// stallEnd says what ended the transaction victim left open when it crashed:
+// "restart" when its new instance's InitProducerId reached the coordinator
+// before it aborted the transaction, "timeout" otherwise; the tick the
+// transaction began, and the tick of the restart (-1: none).
+func stallEnd(w *kgviz.World, victim string, crash int) (string, int, int) {
+	begin, abort := -1, -1
+	for _, e := range w.Events() {
+		if e.Type != kgviz.EvTxnState || e.TransactionalID != "tx-"+victim {
+			continue
+		}
+		switch {
+		case e.Tick <= crash && e.TxnState == kgviz.TxnOngoing && begin < 0:
+			begin = e.Tick
+		case e.Tick <= crash && e.TxnState != kgviz.TxnOngoing:
+			begin = -1
+		case e.Tick > crash && e.TxnState == kgviz.TxnPrepareAbort && abort < 0:
+			abort = e.Tick
+		}
+	}
+	restart := -1
+	for _, x := range w.Requests(victim, kgviz.InitProducerID) {
+		if x.Tick > crash && restart < 0 {
+			restart = x.Tick
+		}
+	}
+	if restart >= 0 && restart <= abort {
+		return "restart", begin, restart
+	}
+	return "timeout", begin, restart
+}
+
+// verify11_1 checks unblockedBy(transactionTimeout, restartAfter): what ends
+// the stall of read_committed readers after a member crashed inside a
+// transaction, with transaction.timeout.ms = transactionTimeout, when the
+// member is restarted restartAfter ticks after the crash (-1: never):
+// "timeout" (the coordinator aborts the transaction on its own) or "restart"
+// (the new instance's InitProducerId). Scenarios keep 5 ticks away from a tie.
+func verify11_1(unblockedBy func(transactionTimeout, restartAfter int) string, v Variant) Outcome {
+	const id, name = "ex11-1", "unblockedBy"
+	if unblockedBy == nil {
+		return notAnswered(id, name)
+	}
+	cases := []ex11Stall{{2, 30, 1, "C2", "o2.3"}, {2, 30, -1, "C2", "o2.3"}, {2, 10, 20, "C2", "o2.3"}, {2, 40, 20, "C2", "p2.3"}, {3, 20, 40, "C1", "p0.3"}, {3, 60, 10, "C3", "o2.3"}, {2, 20, 32, "C2", "o2.3"}, {3, 15, 25, "C3", "p2.3"}}
+	cases = append(cases, draw(v, id, 4, func(r *rand.Rand) ex11Stall {
+		members := between(r, 2, 3)
+		victim := fmt.Sprintf("C%d", members)
+		return ex11Stall{members, between(r, 8, 60), pick(r, -1, between(r, 1, 70)), victim, pick(r, "o2.3", "p2.3")}
+	})...)
+	checked := 0
+	for i, c := range cases {
+		w := group(c.members, kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithTransactionTimeout(c.timeout))
+		w.RunUntil(kgviz.Polled(c.victim, c.record)).Crash(c.victim, kgviz.AfterRecords(3)).RunUntil(kgviz.Crashed(c.victim))
+		crash := w.Now()
+		if c.restartAfter >= 0 {
+			w.RunFor(c.restartAfter).Restart(c.victim)
+		}
+		w.RunUntil(kgviz.Quiet())
+		if w.Err() != nil {
+			continue
+		}
+		want, begin, _ := stallEnd(w, c.victim, crash)
+		if begin < 0 {
+			continue
+		}
+		if c.restartAfter >= 0 {
+			if d := (crash + c.restartAfter) - (begin + c.timeout); d > -5 && d < 5 {
+				continue // too close to call
+			}
+		}
+		got, err := call(func() string { return unblockedBy(c.timeout, c.restartAfter) })
+		if err != nil {
+			return panicked(id, name, err, fmt.Sprintf("unblockedBy(%d, %d)", c.timeout, c.restartAfter))
+		}
+		got = strings.TrimSpace(got)
+		if i == 0 && got == "" {
+			return notAnswered(id, name)
+		}
+		if got != "timeout" && got != "restart" {
+			return fail(id, "unblockedBy(%d, %d) = %q: answer \"timeout\" or \"restart\".", c.timeout, c.restartAfter, got)
+		}
+		if got != want {
+			return fail(id, "unblockedBy(%d, %d) = %q (%s crashed %d tick(s) into its transaction). Hint: from when does transaction.timeout.ms count, and what does a new instance of the same transactional.id do first?", c.timeout, c.restartAfter, got, c.victim, crash-begin)
+		}
+		checked++
+	}
+	return pass(id, checked, "the coordinator aborts a transaction open for transaction.timeout.ms (counted from its start, not from the crash); a restarted instance ends it sooner: its InitProducerId makes the coordinator abort what the previous instance left open. Either way the LSO moves and read_committed readers go on.")
+}
+
+// Check11_1 verifies unblockedBy and reports.
+func Check11_1(unblockedBy func(transactionTimeout, restartAfter int) string) {
+	Report(Run("ex11-1", Public, unblockedBy))
+}

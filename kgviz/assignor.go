@@ -3,7 +3,6 @@ package kgviz
 import (
 	"fmt"
 	"sort"
-	"strconv"
 	"strings"
 )
 
@@ -27,27 +26,10 @@ func (p RebalanceProtocol) String() string {
 	return "EAGER"
 }
 
-// TopicPartition names one partition of a topic, like Kafka's TopicPartition.
-type TopicPartition struct {
-	Topic     string
-	Partition int
-}
-
-// String returns Kafka's spelling, "orders-2".
-func (tp TopicPartition) String() string { return tp.Topic + "-" + strconv.Itoa(tp.Partition) }
-
-// Less orders partitions by topic name, then partition number.
-func (tp TopicPartition) Less(o TopicPartition) bool {
-	if tp.Topic != o.Topic {
-		return tp.Topic < o.Topic
-	}
-	return tp.Partition < o.Partition
-}
-
-// SortPartitions sorts a slice of partitions by topic, then partition.
-func SortPartitions(tps []TopicPartition) {
-	sort.Slice(tps, func(i, j int) bool { return tps[i].Less(tps[j]) })
-}
+// supportsCooperative says whether an assignor supports the cooperative
+// protocol. A cooperative assignor also supports the eager one, as Kafka's
+// CooperativeStickyAssignor does (supportedProtocols [EAGER, COOPERATIVE]).
+func supportsCooperative(a Assignor) bool { return a.Protocol() == Cooperative }
 
 // MemberSubscription is what the group leader learns about one member from the
 // JoinGroup response (Kafka's ConsumerPartitionAssignor.Subscription plus the
@@ -60,14 +42,23 @@ type MemberSubscription struct {
 	Topics     []string         // subscribed topics, sorted
 	Owned      []TopicPartition // partitions owned before this rebalance, sorted
 	Generation int              // generation in which Owned was assigned (-1: none)
+	// JoinGeneration is the generation the member was in when it sent
+	// JoinGroup (Kafka's Subscription.generationId; -1 for a new member or
+	// one whose generation was reset). It differs from Generation when the
+	// member's last assignment is older, e.g. after a SyncGroup that failed
+	// or a poll timeout. 0 (unset) means the same as Generation.
+	JoinGeneration int
 }
 
 // Assignor computes a plan on the group leader. The broker never looks inside
 // the plan: this is client code, and a student can implement one.
 //
-// Assign receives the members (sorted by member id) and the partition count of
-// every subscribed topic, and returns member id → assigned partitions. Every
-// member should appear in the result, possibly with no partitions.
+// Assign receives the members in the order the leader received them (the
+// JoinGroup response's order) and the partition count of every subscribed
+// topic, and returns member id → assigned partitions. Every member should
+// appear in the result, possibly with no partitions. (Kafka's leader puts the
+// members into a java.util.HashMap before its assignor sees them; Sticky and
+// CooperativeSticky reproduce that map's order from the member ids.)
 type Assignor interface {
 	// Name is partition.assignment.strategy's name: "range", "roundrobin",
 	// "sticky", "cooperative-sticky".
@@ -114,30 +105,40 @@ func validatePlan(a Assignor, members []MemberSubscription, topics map[string]in
 		ids = append(ids, id)
 	}
 	sort.Strings(ids)
-	owner := map[TopicPartition]string{}
+	owner := make(map[string][]string, len(topics)) // by topic, by partition ("" if none)
 	for _, id := range ids {
 		m, ok := known[id]
 		if !ok {
 			return fmt.Errorf("assignor %q assigned partitions to unknown member %q", a.Name(), id)
 		}
+		lastTopic, lastOK, lastOwners := "", false, []string(nil)
 		for _, tp := range plan[id] {
-			n, ok := topics[tp.Topic]
-			if !ok || tp.Partition < 0 || tp.Partition >= n {
-				return fmt.Errorf("assignor %q assigned %s, which does not exist, to %q", a.Name(), tp, id)
-			}
-			subscribed := false
-			for _, t := range m.Topics {
-				if t == tp.Topic {
-					subscribed = true
+			if tp.Topic != lastTopic || lastOwners == nil {
+				n, ok := topics[tp.Topic]
+				if !ok {
+					return fmt.Errorf("assignor %q assigned %s, which does not exist, to %q", a.Name(), tp, id)
+				}
+				lastTopic, lastOK = tp.Topic, false
+				for _, t := range m.Topics {
+					if t == tp.Topic {
+						lastOK = true
+					}
+				}
+				if lastOwners = owner[tp.Topic]; lastOwners == nil {
+					lastOwners = make([]string, n)
+					owner[tp.Topic] = lastOwners
 				}
 			}
-			if !subscribed {
+			if tp.Partition < 0 || tp.Partition >= len(lastOwners) {
+				return fmt.Errorf("assignor %q assigned %s, which does not exist, to %q", a.Name(), tp, id)
+			}
+			if !lastOK {
 				return fmt.Errorf("assignor %q assigned %s to %q, which is not subscribed to %q", a.Name(), tp, id, tp.Topic)
 			}
-			if prev, dup := owner[tp]; dup {
+			if prev := lastOwners[tp.Partition]; prev != "" {
 				return fmt.Errorf("assignor %q assigned %s to both %q and %q", a.Name(), tp, prev, id)
 			}
-			owner[tp] = id
+			lastOwners[tp.Partition] = id
 		}
 	}
 	return nil

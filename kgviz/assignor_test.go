@@ -12,6 +12,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/kgviz/kgviz/kgviz/internal/javautil"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -137,48 +138,62 @@ func TestAssignorsDemoTable(t *testing.T) {
 		assignor Assignor
 		rounds   []string // the plan after C1, +C2, +C3, +C4 join
 		paused   []int    // partitions that stop during the +C2, +C3, +C4 rebalances
+		runs     int      // rebalances per join
 	}{
 		{Range, []string{
 			"C1-1 {o0 o1 o2 p0 p1 p2}",
 			"C1-1 {o0 o1 p0 p1} · C2-1 {o2 p2}",
 			"C1-1 {o0 p0} · C2-1 {o1 p1} · C3-1 {o2 p2}",
 			"C1-1 {o0 p0} · C2-1 {o1 p1} · C3-1 {o2 p2} · C4-1 {}",
-		}, []int{6, 6, 6}},
+		}, []int{6, 6, 6}, 1},
 		{RoundRobin, []string{
 			"C1-1 {o0 o1 o2 p0 p1 p2}",
 			"C1-1 {o0 o2 p1} · C2-1 {o1 p0 p2}",
 			"C1-1 {o0 p0} · C2-1 {o1 p1} · C3-1 {o2 p2}",
 			"C1-1 {o0 p1} · C2-1 {o1 p2} · C3-1 {o2} · C4-1 {p0}",
-		}, []int{6, 6, 6}},
+		}, []int{6, 6, 6}, 1},
+		// Kafka's StickyAssignor: C1-1 keeps partition 0 of both topics,
+		// then orders-1; at C4-1 the leader's map order (C4-1, C3-1, C2-1,
+		// C1-1) lets C3-1 and C2-1 keep two each, and C1-1 gives up p0.
 		{Sticky, []string{
 			"C1-1 {o0 o1 o2 p0 p1 p2}",
-			"C1-1 {o0 o1 o2} · C2-1 {p0 p1 p2}",
-			"C1-1 {o0 o1} · C2-1 {p0 p1} · C3-1 {o2 p2}",
-			"C1-1 {o0} · C2-1 {p0 p1} · C3-1 {o2 p2} · C4-1 {o1}",
-		}, []int{6, 6, 6}},
+			"C1-1 {o0 o1 p0} · C2-1 {o2 p1 p2}",
+			"C1-1 {o0 p0} · C2-1 {o2 p1} · C3-1 {o1 p2}",
+			"C1-1 {o0} · C2-1 {o2 p1} · C3-1 {o1 p2} · C4-1 {p0}",
+		}, []int{6, 6, 6}, 1},
+		// The same plans in two rebalances each: the first leaves out what
+		// moves, the second hands it over (KIP-429).
 		{CooperativeSticky, []string{
 			"C1-1 {o0 o1 o2 p0 p1 p2}",
-			"C1-1 {o0 o1 o2} · C2-1 {p0 p1 p2}",
-			"C1-1 {o0 o1} · C2-1 {p0 p1} · C3-1 {o2 p2}",
-			"C1-1 {o0} · C2-1 {p0 p1} · C3-1 {o2 p2} · C4-1 {o1}",
-		}, []int{3, 2, 1}},
+			"C1-1 {o0 o1 p0} · C2-1 {o2 p1 p2}",
+			"C1-1 {o0 p0} · C2-1 {o2 p1} · C3-1 {o1 p2}",
+			"C1-1 {o0} · C2-1 {o2 p1} · C3-1 {o1 p2} · C4-1 {p0}",
+		}, []int{3, 2, 1}, 2},
 	}
 	for _, tc := range tests {
 		t.Run(tc.assignor.Name(), func(t *testing.T) {
 			var members []MemberSubscription
 			owned := map[string][]TopicPartition{}
+			gen := 0
 			for round, want := range tc.rounds {
 				members = append(members, dynamicMember(fmt.Sprintf("C%d-1", round+1), "orders", "payments"))
-				for i := range members {
-					members[i].Owned = owned[members[i].MemberID]
-					members[i].Generation = round // the generation of the previous plan
-				}
-				plan := assignChecked(t, tc.assignor, members, assignorTableTopics)
-				assert.Equal(t, want, renderPlan(plan), "round %d (C1..C%d)", round+1, round+1)
-				if round > 0 {
+				// A cooperative join rebalances until a rebalance changes
+				// nothing (the leader's next run would give the same plan).
+				paused, rebalances := 0, 0
+				for {
+					for i := range members {
+						if o, ok := owned[members[i].MemberID]; ok {
+							members[i].Owned, members[i].Generation = o, gen
+						}
+					}
+					gen++
+					plan := assignChecked(t, tc.assignor, members, assignorTableTopics)
+					if tc.assignor.Protocol() == Cooperative && len(owned) == len(plan) && renderPlan(plan) == renderPlan(owned) {
+						break
+					}
+					rebalances++
 					// Eager: every member revokes everything before JoinGroup.
 					// Cooperative: only what leaves its owner stops.
-					paused := 0
 					for id, had := range owned {
 						for _, p := range had {
 							if tc.assignor.Protocol() == Eager || !slices.Contains(plan[id], p) {
@@ -186,9 +201,17 @@ func TestAssignorsDemoTable(t *testing.T) {
 							}
 						}
 					}
-					assert.Equal(t, tc.paused[round-1], paused, "partitions paused when C%d joins", round+1)
+					owned = plan
+					if tc.assignor.Protocol() == Eager {
+						break
+					}
+					require.Less(t, rebalances, 5, "the cooperative rebalances must settle")
 				}
-				owned = plan
+				assert.Equal(t, want, renderPlan(owned), "round %d (C1..C%d)", round+1, round+1)
+				if round > 0 {
+					assert.Equal(t, tc.paused[round-1], paused, "partitions paused when C%d joins", round+1)
+					assert.Equal(t, tc.runs, rebalances, "rebalances when C%d joins", round+1)
+				}
 			}
 		})
 	}
@@ -244,7 +267,7 @@ func TestAssignorsEdgeCases(t *testing.T) {
 			// A caller appending to one member's list must not change another's.
 			plan = assignChecked(t, a, []MemberSubscription{dynamicMember("C1", "orders"), dynamicMember("C2", "orders")}, assignorTableTopics)
 			c2 := slices.Clone(plan["C2"])
-			_ = append(plan["C1"], TopicPartition{"x", 9})
+			_ = append(plan["C1"], TopicPartition{Topic: "x", Partition: 9})
 			assert.Equal(t, c2, plan["C2"])
 		})
 	}
@@ -642,7 +665,7 @@ func TestRangeRoundRobinJavaStringOrder(t *testing.T) {
 		{"x\U00010000", "x\uE000", -1},
 	}
 	for _, c := range cases {
-		assert.Equal(t, c.want, javaStringCompare(c.a, c.b), "%q vs %q", c.a, c.b)
+		assert.Equal(t, c.want, javautil.CompareStrings(c.a, c.b), "%q vs %q", c.a, c.b)
 	}
 	// Range by Java's order: the member whose id starts with an emoji comes
 	// first, though its UTF-8 bytes sort after "\uE000".
@@ -727,7 +750,7 @@ func javaRange(members []MemberSubscription, topics map[string]int) map[string][
 				length++
 			}
 			for p := start; p < start+length; p++ {
-				out[c.MemberID] = append(out[c.MemberID], TopicPartition{topic, p})
+				out[c.MemberID] = append(out[c.MemberID], TopicPartition{Topic: topic, Partition: p})
 			}
 		}
 	}
@@ -753,7 +776,7 @@ func javaRoundRobin(members []MemberSubscription, topics map[string]int) map[str
 	for t := range topicSet {
 		names = append(names, t)
 	}
-	sort.Slice(names, func(i, j int) bool { return javaStringCompare(names[i], names[j]) < 0 })
+	sort.Slice(names, func(i, j int) bool { return javautil.CompareStrings(names[i], names[j]) < 0 })
 	next := 0 // CircularIterator.peek()
 	for _, topic := range names {
 		for p := 0; p < topics[topic]; p++ {
@@ -761,7 +784,7 @@ func javaRoundRobin(members []MemberSubscription, topics map[string]int) map[str
 				next = (next + 1) % len(sorted)
 			}
 			id := sorted[next].MemberID
-			out[id] = append(out[id], TopicPartition{topic, p})
+			out[id] = append(out[id], TopicPartition{Topic: topic, Partition: p})
 			next = (next + 1) % len(sorted)
 		}
 	}
@@ -826,460 +849,6 @@ func TestRangeRoundRobinMatchJavaTransliteration(t *testing.T) {
 }
 
 // ---------------------------------------------------------------------------
-// Sticky and cooperative-sticky: the page's rule.
-
-// The rule's steps, one scenario each, for both sticky assignors.
-func TestStickyRule(t *testing.T) {
-	owning := func(id string, gen int, owned ...string) MemberSubscription {
-		m := dynamicMember(id, "orders", "payments")
-		m.Owned, m.Generation = parts(owned...), gen
-		return m
-	}
-	cases := []struct {
-		name    string
-		members []MemberSubscription
-		topics  map[string]int
-		want    string
-	}{
-		{"fresh group: partitions in order, each to the member with the fewest (ties: lower id)",
-			[]MemberSubscription{dynamicMember("C2", "orders", "payments"), dynamicMember("C1", "orders", "payments"), dynamicMember("C3", "orders", "payments")},
-			assignorTableTopics, "C1 {o0 p0} · C2 {o1 p1} · C3 {o2 p2}"},
-		{"owners keep what they own; the unowned go to the fewest",
-			[]MemberSubscription{owning("C1", 3, "payments-2"), owning("C2", 3, "orders-0", "orders-1")},
-			assignorTableTopics, "C1 {o2 p0 p2} · C2 {o0 o1 p1}"},
-		{"the member with the most gives its last partitions to the fewest",
-			[]MemberSubscription{owning("C1", 3, "orders-0", "orders-1", "orders-2", "payments-0", "payments-1"), owning("C2", 3), owning("C3", 3)},
-			assignorTableTopics, "C1 {o0 o1} · C2 {p0 p2} · C3 {o2 p1}"},
-		{"ties among the most: the lower id gives first",
-			[]MemberSubscription{owning("C2", 3, "payments-0", "payments-1"), owning("C1", 3, "orders-0", "orders-1"), owning("C3", 3)},
-			map[string]int{"orders": 2, "payments": 2}, "C1 {o0} · C2 {p0 p1} · C3 {o1}"},
-		{"partitions that no longer exist are dropped",
-			[]MemberSubscription{owning("C1", 3, "orders-0", "orders-5", "gone-0"), owning("C2", 3, "orders-1")},
-			map[string]int{"orders": 3, "payments": 1}, "C1 {o0 o2} · C2 {o1 p0}"},
-		{"partitions of topics the member left are dropped",
-			[]MemberSubscription{{MemberID: "C1", Topics: []string{"orders"}, Owned: parts("orders-0", "payments-0", "payments-1"), Generation: 3}, owning("C2", 3, "orders-1")},
-			map[string]int{"orders": 2, "payments": 2}, "C1 {o0 o1} · C2 {p0 p1}"},
-		{"a partition claimed twice: the higher generation wins",
-			[]MemberSubscription{owning("C1", 4, "orders-0", "orders-1"), owning("C2", 3, "orders-0", "orders-2"), owning("C3", 2, "orders-1", "orders-3")},
-			map[string]int{"orders": 6}, "C1 {o0 o1} · C2 {o2 o4} · C3 {o3 o5}"},
-		{"a partition claimed twice in the same generation is taken from both",
-			[]MemberSubscription{owning("C1", 3, "orders-2"), owning("C2", 3, "orders-1", "orders-2"), owning("C3", 3)},
-			map[string]int{"orders": 3}, "C1 {o0} · C2 {o1} · C3 {o2}"},
-		{"a tie at the highest generation takes the partition from every claimant",
-			[]MemberSubscription{owning("C1", 5, "orders-0"), owning("C2", 5, "orders-0"), owning("C3", 4, "orders-0", "orders-1")},
-			map[string]int{"orders": 2}, "C1 {o0} · C2 {} · C3 {o1}"},
-		{"an owned partition listed twice counts once",
-			[]MemberSubscription{owning("C1", 3, "orders-0", "orders-0"), owning("C2", 3)},
-			map[string]int{"orders": 2}, "C1 {o0} · C2 {o1}"},
-	}
-	for _, a := range []Assignor{Sticky, CooperativeSticky} {
-		for _, tc := range cases {
-			t.Run(a.Name()+"/"+tc.name, func(t *testing.T) {
-				assert.Equal(t, tc.want, renderPlan(assignChecked(t, a, tc.members, tc.topics)))
-			})
-		}
-	}
-}
-
-// Unequal subscriptions: the documented generalisation.
-func TestStickyUnequalSubscriptions(t *testing.T) {
-	cases := []struct {
-		name    string
-		members []MemberSubscription
-		topics  map[string]int
-		want    string
-	}{
-		{"only subscribers get a topic's partitions",
-			[]MemberSubscription{dynamicMember("C1", "orders"), dynamicMember("C2", "orders", "payments")},
-			assignorTableTopics, "C1 {o0 o1 o2} · C2 {p0 p1 p2}"},
-		{"a giver with no movable partition is passed over, and tried again once counts change",
-			// C3 (3) is stuck: C1, the only other payments subscriber, has 2.
-			// C1 gives o1 to C2; now C1 has 1 and C3 can give p2 to it.
-			[]MemberSubscription{
-				{MemberID: "C1", Topics: []string{"orders", "payments"}, Owned: parts("orders-0", "orders-1"), Generation: 2},
-				dynamicMember("C2", "orders"),
-				{MemberID: "C3", Topics: []string{"payments"}, Owned: parts("payments-0", "payments-1", "payments-2"), Generation: 2}},
-			map[string]int{"orders": 2, "payments": 3}, "C1 {o0 p2} · C2 {o1} · C3 {p0 p1}"},
-		{"the greedy rule stops when no single move helps",
-			// 2, 1, 3: C3 could only give to C1, which has 2. (A chain C1→C2,
-			// C3→C1 would balance it; the rule does not look for chains.)
-			[]MemberSubscription{
-				{MemberID: "C1", Topics: []string{"orders", "payments"}, Owned: parts("orders-0", "orders-1", "orders-2", "payments-0", "payments-1", "payments-2"), Generation: 2},
-				dynamicMember("C2", "orders"), dynamicMember("C3", "payments")},
-			assignorTableTopics, "C1 {o0 o1} · C2 {o2} · C3 {p0 p1 p2}"},
-		{"the giver gives its last movable partition, not its last one",
-			// C2 can only take orders: C1 gives o2 although p2 is its last.
-			[]MemberSubscription{
-				{MemberID: "C1", Topics: []string{"orders", "payments"}, Owned: parts("orders-0", "orders-1", "orders-2", "payments-0", "payments-1", "payments-2"), Generation: 2},
-				dynamicMember("C2", "orders")},
-			assignorTableTopics, "C1 {p0 p1 p2} · C2 {o0 o1 o2}"},
-		{"a topic nobody else can take stays where it is",
-			[]MemberSubscription{dynamicMember("C1", "orders", "payments"), dynamicMember("C2")},
-			assignorTableTopics, "C1 {o0 o1 o2 p0 p1 p2} · C2 {}"},
-	}
-	for _, a := range []Assignor{Sticky, CooperativeSticky} {
-		for _, tc := range cases {
-			t.Run(a.Name()+"/"+tc.name, func(t *testing.T) {
-				assert.Equal(t, tc.want, renderPlan(assignChecked(t, a, tc.members, tc.topics)))
-			})
-		}
-	}
-}
-
-// naiveSticky is the page's rule written as plainly as possible (O(P·M) and
-// worse), to check the fast version against.
-func naiveSticky(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
-	byID := map[string]MemberSubscription{}
-	var ids []string
-	for _, m := range members {
-		if _, dup := byID[m.MemberID]; !dup {
-			byID[m.MemberID] = m
-			ids = append(ids, m.MemberID)
-		}
-	}
-	sort.Strings(ids)
-	subscribed := func(id, topic string) bool { return slices.Contains(byID[id].Topics, topic) }
-	exists := func(p TopicPartition) bool { return p.Partition >= 0 && p.Partition < topics[p.Topic] }
-
-	// Step 1.
-	type claim struct {
-		id  string
-		gen int
-	}
-	claims := map[TopicPartition][]claim{}
-	for _, id := range ids {
-		m := byID[id]
-		for _, p := range m.Owned {
-			if exists(p) && subscribed(id, p.Topic) && !slices.Contains(claims[p], claim{id, m.Generation}) {
-				claims[p] = append(claims[p], claim{id, m.Generation})
-			}
-		}
-	}
-	owner := map[TopicPartition]string{}
-	for p, cs := range claims {
-		best := slices.MaxFunc(cs, func(a, b claim) int { return a.gen - b.gen })
-		n := 0
-		for _, c := range cs {
-			if c.gen == best.gen {
-				n++
-			}
-		}
-		if n == 1 {
-			owner[p] = best.id
-		}
-	}
-	var all []TopicPartition
-	for topic, n := range topics {
-		for p := range n {
-			tp := TopicPartition{topic, p}
-			for _, id := range ids {
-				if subscribed(id, topic) {
-					all = append(all, tp)
-					break
-				}
-			}
-		}
-	}
-	SortPartitions(all)
-	count := func(id string) int {
-		n := 0
-		for _, o := range owner {
-			if o == id {
-				n++
-			}
-		}
-		return n
-	}
-	// fewest returns the subscriber of topic, other than except, with the
-	// fewest partitions (ties: lower id).
-	fewest := func(topic, except string) string {
-		best := ""
-		for _, id := range ids {
-			if id != except && subscribed(id, topic) && (best == "" || count(id) < count(best)) {
-				best = id
-			}
-		}
-		return best
-	}
-	// Step 2.
-	for _, p := range all {
-		if _, ok := owner[p]; !ok {
-			owner[p] = fewest(p.Topic, "")
-		}
-	}
-	// Step 3.
-	for {
-		givers := append([]string{}, ids...)
-		sort.SliceStable(givers, func(i, j int) bool { return count(givers[i]) > count(givers[j]) })
-		moved := false
-		for _, g := range givers {
-			var mine []TopicPartition
-			for p, o := range owner {
-				if o == g {
-					mine = append(mine, p)
-				}
-			}
-			SortPartitions(mine)
-			for i := len(mine) - 1; i >= 0 && !moved; i-- {
-				if r := fewest(mine[i].Topic, g); r != "" && count(r) <= count(g)-2 {
-					owner[mine[i]] = r
-					moved = true
-				}
-			}
-			if moved {
-				break
-			}
-		}
-		if !moved {
-			break
-		}
-	}
-	out := map[string][]TopicPartition{}
-	for _, id := range ids {
-		out[id] = []TopicPartition{}
-	}
-	for p, o := range owner {
-		out[o] = append(out[o], p)
-	}
-	return sortedPlan(out)
-}
-
-// randomStickyRound makes a group whose Owned comes from a previous plan of
-// the same assignor on a different group (members gone, joined, topics
-// resized), plus noise: stale generations, claims of the same partition,
-// partitions that do not exist.
-func randomStickyRound(rng *rand.Rand, a Assignor, equal bool) ([]MemberSubscription, map[string]int) {
-	before, topics := randomAssignorGroup(rng, 10, 5, 12, equal)
-	prev := a.Assign(before, topics)
-	members, _ := randomAssignorGroup(rng, 10, 5, 12, equal)
-	// Keep some of the old members.
-	for _, m := range before {
-		if rng.IntN(3) > 0 {
-			m.Owned = prev[m.MemberID]
-			m.Generation = 7
-			if rng.IntN(8) == 0 {
-				m.Generation = 6 // stale
-			}
-			members = append(members, m)
-		}
-	}
-	// Subscriptions to the old topics: one list for all, or each its own
-	// (old members keep theirs half of the time).
-	var names []string
-	for name := range topics {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	pick := func() []string {
-		var ts []string
-		for _, n := range names {
-			if equal || rng.IntN(3) > 0 {
-				ts = append(ts, n)
-			}
-		}
-		if rng.IntN(10) == 0 {
-			ts = append(ts, "missing")
-		}
-		return ts
-	}
-	common := pick()
-	for i := range members {
-		switch {
-		case equal:
-			members[i].Topics = common
-		case members[i].Owned == nil || rng.IntN(2) == 0:
-			members[i].Topics = pick()
-		}
-	}
-	// Noise.
-	for i := range members {
-		if rng.IntN(6) == 0 && len(members) > 1 {
-			other := members[rng.IntN(len(members))]
-			members[i].Owned = append(append([]TopicPartition{}, members[i].Owned...), other.Owned...)
-		}
-		if rng.IntN(10) == 0 {
-			members[i].Owned = append(members[i].Owned, TopicPartition{"t0", 99}, TopicPartition{"nope", 0})
-		}
-		SortPartitions(members[i].Owned)
-	}
-	// Topics change size.
-	for name := range topics {
-		if rng.IntN(4) == 0 {
-			topics[name] = rng.IntN(14)
-		}
-	}
-	// Members keep their first occurrence, as the assignors do.
-	seen := map[string]bool{}
-	uniq := members[:0]
-	for _, m := range members {
-		if !seen[m.MemberID] {
-			seen[m.MemberID] = true
-			uniq = append(uniq, m)
-		}
-	}
-	return uniq, topics
-}
-
-// naiveStickyStep1 is step 1 of the rule, written plainly: what each member
-// may keep.
-func naiveStickyStep1(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
-	gens := map[TopicPartition][]int{}
-	valid := map[string][]TopicPartition{}
-	for _, m := range members {
-		for _, p := range m.Owned {
-			if p.Partition >= 0 && p.Partition < topics[p.Topic] && slices.Contains(m.Topics, p.Topic) && !slices.Contains(valid[m.MemberID], p) {
-				valid[m.MemberID] = append(valid[m.MemberID], p)
-				gens[p] = append(gens[p], m.Generation)
-			}
-		}
-	}
-	out := map[string][]TopicPartition{}
-	for _, m := range members {
-		for _, p := range valid[m.MemberID] {
-			top := slices.Max(gens[p])
-			n := 0
-			for _, g := range gens[p] {
-				if g == top {
-					n++
-				}
-			}
-			if m.Generation == top && n == 1 {
-				out[m.MemberID] = append(out[m.MemberID], p)
-			}
-		}
-	}
-	return out
-}
-
-func TestStickyMatchesNaiveRule(t *testing.T) {
-	for _, a := range []Assignor{Sticky, CooperativeSticky} {
-		t.Run(a.Name(), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(429, 1))
-			for i := range 1500 {
-				members, topics := randomStickyRound(rng, a, i%3 == 0)
-				got := assignChecked(t, a, members, topics)
-				require.Equal(t, naiveSticky(members, topics), got, "iteration %d: %v %v", i, members, topics)
-			}
-		})
-	}
-}
-
-// Properties of the sticky plans on random input: validity, balance,
-// stickiness, determinism.
-func TestStickyProperties(t *testing.T) {
-	for _, a := range []Assignor{Sticky, CooperativeSticky} {
-		t.Run(a.Name(), func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(1, 2))
-			for i := range 2000 {
-				equal := i%2 == 0
-				members, topics := randomStickyRound(rng, a, equal)
-				plan := assignChecked(t, a, members, topics)
-
-				// Valid: every partition of a subscribed topic exactly once,
-				// only to subscribers (validatePlan checks the rest).
-				assigned := map[TopicPartition]bool{}
-				for _, l := range plan {
-					require.True(t, slices.IsSortedFunc(l, func(x, y TopicPartition) int {
-						if x.Less(y) {
-							return -1
-						}
-						return 1
-					}), "lists are sorted")
-					for _, p := range l {
-						assigned[p] = true
-					}
-				}
-				want := 0
-				for name, n := range topics {
-					for _, m := range members {
-						if slices.Contains(m.Topics, name) {
-							want += max(n, 0)
-							break
-						}
-					}
-				}
-				require.Len(t, assigned, want, "iteration %d: every subscribed partition assigned", i)
-
-				// Balanced and sticky when subscriptions are equal.
-				if equal && len(members) > 0 {
-					counts := []int{}
-					for _, l := range plan {
-						counts = append(counts, len(l))
-					}
-					require.LessOrEqual(t, slices.Max(counts)-slices.Min(counts), 1, "iteration %d: balanced", i)
-					floor := want / len(plan)
-					for id, owned := range naiveStickyStep1(members, topics) {
-						kept := 0
-						for _, p := range owned {
-							if slices.Contains(plan[id], p) {
-								kept++
-							}
-						}
-						// A member gives up owned partitions only above
-						// floor(P/M), and never goes below it.
-						require.GreaterOrEqual(t, kept, min(len(owned), floor), "iteration %d: %s keeps what balance allows", i, id)
-					}
-				}
-
-				// No improving move is left (the stop condition, for any
-				// subscriptions): nobody has a partition that another
-				// subscriber with two fewer could take.
-				for g, l := range plan {
-					for _, p := range l {
-						for _, m := range members {
-							if m.MemberID != g && slices.Contains(m.Topics, p.Topic) {
-								require.Greater(t, len(plan[m.MemberID]), len(l)-2, "iteration %d: %s could still give %s to %s", i, g, p, m.MemberID)
-							}
-						}
-					}
-				}
-
-				// Deterministic, whatever the input order.
-				again := slices.Clone(members)
-				rng.Shuffle(len(again), func(i, j int) { again[i], again[j] = again[j], again[i] })
-				for k := range again {
-					owned := slices.Clone(again[k].Owned)
-					rng.Shuffle(len(owned), func(i, j int) { owned[i], owned[j] = owned[j], owned[i] })
-					again[k].Owned = owned
-				}
-				require.Equal(t, plan, a.Assign(again, topics), "iteration %d: same plan for shuffled input", i)
-			}
-		})
-	}
-}
-
-// Each round's Owned is the previous round's plan: a settled group stays put,
-// and a member that leaves only hands on its own partitions.
-func TestStickyStableAcrossRounds(t *testing.T) {
-	topics := map[string]int{"a": 7, "b": 5, "c": 11}
-	var members []MemberSubscription
-	for i := range 5 {
-		members = append(members, dynamicMember(fmt.Sprintf("C%d", i+1), "a", "b", "c"))
-	}
-	for _, a := range []Assignor{Sticky, CooperativeSticky} {
-		t.Run(a.Name(), func(t *testing.T) {
-			plan := assignChecked(t, a, members, topics)
-			withOwned := func(ms []MemberSubscription, plan map[string][]TopicPartition) []MemberSubscription {
-				out := slices.Clone(ms)
-				for i := range out {
-					out[i].Owned, out[i].Generation = plan[out[i].MemberID], 1
-				}
-				return out
-			}
-			again := assignChecked(t, a, withOwned(members, plan), topics)
-			assert.Equal(t, plan, again, "nothing moves when nothing changed")
-
-			left := assignChecked(t, a, withOwned(members[1:], plan), topics)
-			for _, m := range members[1:] {
-				for _, p := range plan[m.MemberID] {
-					assert.Contains(t, left[m.MemberID], p, "%s keeps %s when C1 leaves", m.MemberID, p)
-				}
-			}
-		})
-	}
-}
-
-// ---------------------------------------------------------------------------
 // validatePlan, the leader's check before SyncGroup.
 
 func TestAssignorValidatePlan(t *testing.T) {
@@ -1297,7 +866,7 @@ func TestAssignorValidatePlan(t *testing.T) {
 			`assignor "mine" assigned refunds-0, which does not exist, to "C2"`},
 		{"partition out of range", map[string][]TopicPartition{"C1": parts("orders-3")},
 			`assignor "mine" assigned orders-3, which does not exist, to "C1"`},
-		{"negative partition", map[string][]TopicPartition{"C1": {{"orders", -1}}},
+		{"negative partition", map[string][]TopicPartition{"C1": {{Topic: "orders", Partition: -1}}},
 			`assignor "mine" assigned orders--1, which does not exist, to "C1"`},
 		{"not subscribed", map[string][]TopicPartition{"C1": parts("payments-0")},
 			`assignor "mine" assigned payments-0 to "C1", which is not subscribed to "payments"`},
@@ -1322,7 +891,7 @@ func TestAssignorValidatePlan(t *testing.T) {
 		plan := map[string][]TopicPartition{}
 		for name, n := range topics {
 			for p := range n {
-				plan[ms[0].MemberID] = append(plan[ms[0].MemberID], TopicPartition{name, p})
+				plan[ms[0].MemberID] = append(plan[ms[0].MemberID], TopicPartition{Topic: name, Partition: p})
 			}
 		}
 		return plan

@@ -35,7 +35,11 @@ func TestBadInput(t *testing.T) {
 			return w.AddMember("C3", kgviz.WithProducer(kgviz.Plain), kgviz.WithCommit(kgviz.Transactional))
 		}, `WithCommit(transactional) does not go with WithProducer(plain)`},
 		{"unknown isolation", func(w *kgviz.World) *kgviz.World { return w.SetIsolation(kgviz.IsolationLevel(7)) }, `SetIsolation(7)`},
-		{"unreachable condition", func(w *kgviz.World) *kgviz.World { return w.RunUntil(kgviz.Processed("C1", "o9.9")) }, `RunUntil(Processed("C1", "o9.9")): not reached within 10000 ticks`},
+		{"unreachable condition", func(w *kgviz.World) *kgviz.World { return w.RunUntil(kgviz.Processed("C1", "p2.7")) }, `RunUntil(Processed("C1", "p2.7")): not reached within 10000 ticks`},
+		{"unknown record in a condition", func(w *kgviz.World) *kgviz.World { return w.RunUntil(kgviz.Processed("C1", "o9.9")) }, `no input record "o9.9"`},
+		{"unknown member in a condition", func(w *kgviz.World) *kgviz.World { return w.RunUntil(kgviz.Polled("c2", "p2.3")) }, `RunUntil(Polled("c2", "p2.3")): no such member "c2" (members: C1, C2)`},
+		{"crashed without a crash", func(w *kgviz.World) *kgviz.World { return w.RunUntil(kgviz.Crashed("C1")) }, `no crash is planned for C1 (call Crash first)`},
+		{"stable with nobody running", func(w *kgviz.World) *kgviz.World { return w.Close("C1").Close("C2").RunUntil(kgviz.Stable()) }, `RunUntil(Stable()): cannot be reached at tick`},
 		{"empty condition", func(w *kgviz.World) *kgviz.World { return w.RunUntil(kgviz.Condition{}) }, `RunUntil: an empty condition`},
 	}
 	for _, tt := range tests {
@@ -44,20 +48,25 @@ func TestBadInput(t *testing.T) {
 			if tt.name == "crash a dead member" {
 				w.Crash("C2", kgviz.Immediately())
 			}
-			now, events := w.Now(), len(w.Events())
+			now, events := w.Now(), w.EventCount()
 			assert.NotPanics(t, func() { tt.call(w) })
 			require.Error(t, w.Err())
 			assert.Contains(t, w.Err().Error(), tt.want)
+			last := w.Event(w.EventCount() - 1)
+			assert.Equal(t, kgviz.EvWorldStopped, last.Type, "the error is recorded, for the charts")
+			assert.Equal(t, w.Err().Error(), last.Text())
+			assert.Contains(t, w.Stats().String(), "STOPPED: "+w.Err().Error(), "Stats says so")
+			assert.Contains(t, w.String(), "STOPPED at tick", "and so does the world")
 			if tt.name != "unreachable condition" { // a run that gave up keeps what it ran
 				assert.Equal(t, now, w.Now(), "the clock did not move")
-				if tt.name != "crash a dead member" {
-					assert.Equal(t, events, len(w.Events()), "nothing was recorded")
+				if tt.name != "crash a dead member" && tt.name != "stable with nobody running" {
+					assert.Equal(t, events+1, w.EventCount(), "nothing was recorded but the error")
 				}
 			}
 			// the error sticks: later calls do nothing
-			n := len(w.Events())
+			n := w.EventCount()
 			w.RunFor(5).AddMember("C7")
-			assert.Equal(t, n, len(w.Events()))
+			assert.Equal(t, n, w.EventCount())
 		})
 	}
 }
@@ -67,13 +76,17 @@ func TestBadWorldOptions(t *testing.T) {
 		opts []kgviz.Option
 		want string
 	}{
-		{[]kgviz.Option{kgviz.WithOnlyTopics()}, "an empty topic list"},
+		{[]kgviz.Option{kgviz.WithOnlyTopics()}, "no input topic: WithOnlyTopics() needs at least one WithTopic"},
 		{[]kgviz.Option{kgviz.WithConfig("session.timeout", 6)}, `unknown config "session.timeout"`},
 		{[]kgviz.Option{kgviz.WithTopic("orders", 0, "o")}, `topic "orders": 0 partitions`},
 		{[]kgviz.Option{kgviz.WithTopic("refunds", 2, "o")}, `prefix "o" is already used by topic "orders"`},
 		{[]kgviz.Option{kgviz.WithAssignor(nil)}, "WithAssignor(nil)"},
 		{[]kgviz.Option{kgviz.Static()}, "Static is a member option"},
 		{[]kgviz.Option{{}}, "an empty kgviz.Option"},
+		{[]kgviz.Option{kgviz.WithTransactionVersion(3)}, "WithTransactionVersion(3): transaction.version is 1 or 2"},
+		{[]kgviz.Option{kgviz.WithGroupProtocol(kgviz.GroupProtocol(7))}, "WithGroupProtocol(7): unknown group protocol"},
+		{[]kgviz.Option{kgviz.WithGroupProtocol(kgviz.Consumer), kgviz.WithRemoteAssignor("sticky")}, `group.remote.assignor="sticky"`},
+		{[]kgviz.Option{kgviz.WithCommitEvery(0)}, "commit every n batches"},
 	} {
 		w := kgviz.NewWorld(tt.opts...)
 		require.Error(t, w.Err())

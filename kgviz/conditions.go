@@ -1,61 +1,167 @@
 package kgviz
 
-import "fmt"
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+)
 
 // Condition is something RunUntil waits for.
 type Condition struct {
-	desc string
-	fn   func(w *World) bool
+	desc    string
+	members []string // members the condition names: RunUntil checks they exist
+	records []string // input records it names: RunUntil checks they exist
+	check   func(w *World, st *condState) bool
+	// impossible says why the condition can no longer hold ("" if it may).
+	impossible func(w *World) string
+}
+
+// condState is what a condition remembers during one RunUntil: how far it
+// read the events.
+type condState struct {
+	from int
+	sub  []condState // All's conditions
 }
 
 // String describes the condition, e.g. "Stable()".
 func (c Condition) String() string { return c.desc }
 
-// Stable holds when the group is Stable and settled: every running member
-// has the current generation, needs no rejoin and knows where to read; every
-// member the coordinator lists is running (a crashed member still counts
-// until the coordinator removes it), except a static member that was closed
-// and is expected back.
+// Stable holds when the group is Stable and settled: every member the
+// coordinator lists is a running process that holds the group's generation,
+// needs no rejoin and knows where to read (a static member that was closed
+// and is expected back counts as settled; a crashed one until the
+// coordinator removes it does not), and every running member is in the
+// group. With no member running it fails at once: the group will be Empty.
+//
+// For a consumer group (KIP-848) it holds when the coordinator says Stable
+// (every member STABLE at the target assignment epoch, which is the group
+// epoch: nothing left to revoke or to hand out) and every member is a
+// running process that reconciled its assignment (its ConsumerMembershipManager
+// STABLE at that epoch) and knows where to read. A static member that left
+// with epoch -2 keeps the group Reconciling until it is back or its session
+// expires.
 func Stable() Condition {
-	return Condition{desc: "Stable()", fn: func(w *World) bool { return w.settled() }}
+	return Condition{desc: "Stable()", check: func(w *World, _ *condState) bool { return w.settled() }, impossible: noMemberRunning}
 }
 
+func noMemberRunning(w *World) string {
+	for _, p := range w.running {
+		if p.alive() {
+			return ""
+		}
+	}
+	if len(w.names) == 0 {
+		return "no member was added yet (AddMember)"
+	}
+	return "no member is running (all closed, crashed or failed), so the group can only become Empty"
+}
+
+// settled reads the coordinator's view of the group (as DescribeGroups
+// would show it) and each member's own states. The answer is kept until
+// something changes (an event, a message to a member).
 func (w *World) settled() bool {
-	c := w.coord
-	if c.state != GroupStable {
+	if w.settledVer != w.ver || w.ver == 0 {
+		w.settledVer, w.settledVal = w.ver, w.computeSettled()
+	}
+	return w.settledVal
+}
+
+func (w *World) computeSettled() bool {
+	if cg := w.consumerGroup(); cg != nil {
+		return w.consumerSettled(cg)
+	}
+	g := w.group()
+	if g == nil || g.State() != kafka.GroupStable {
 		return false
 	}
-	for _, id := range c.memberIDs() {
-		m := c.members[id]
-		p := m.proc
-		if p == nil || p.memberID != m.id || !p.alive || p.zombie || p.kicked {
-			if p != nil && !p.alive && m.instanceID != "" && p.phase == phDead && p.closedGracefully() {
-				continue
-			}
+	// The process found unsettled last time usually still is: one check
+	// instead of a pass over hundreds of members on every tick of a rebalance.
+	if p := w.unsettledHint; p != nil && w.current[p.name] == p && p.alive() && !w.processSettled(p, g) {
+		return false
+	}
+	for _, id := range g.Members() {
+		p := w.current[g.MemberClientID(id)]
+		switch {
+		case p == nil:
 			return false
-		}
-		if p.generation != c.generation || p.rejoin || p.joinInFlight || p.syncInFlight || p.havePending || !p.ready() {
+		case p.lifecycle == LifecycleClosed && g.MemberInstanceID(id) != "":
+			continue // a static member that closed: the group keeps its place (KIP-345)
+		case p.group.memberID != id || !w.processSettled(p, g):
+			w.unsettledHint = p
 			return false
 		}
 	}
 	for _, name := range w.names {
 		p := w.current[name]
-		if p.alive && !p.zombie && (p.closing || p.memberID == "" || c.members[p.memberID] == nil) {
+		if p.alive() && (p.lifecycle != LifecycleRunning || !g.HasMember(p.group.memberID)) {
+			w.unsettledHint = p
 			return false
 		}
 	}
 	return true
 }
 
+// consumerSettled is settled() for a consumer group (KIP-848): every
+// running process is a settled member, and the coordinator has no other
+// member (member ids are per process, so counting them is enough).
+func (w *World) consumerSettled(g *broker.ConsumerGroup) bool {
+	if g.State() != kafka.GroupStable {
+		return false
+	}
+	if p := w.unsettledHint; p != nil && w.current[p.name] == p && p.alive() && !w.consumerProcessSettled(p, g) {
+		return false
+	}
+	n := 0
+	for _, p := range w.running {
+		if !p.alive() {
+			continue
+		}
+		if !w.consumerProcessSettled(p, g) {
+			w.unsettledHint = p
+			return false
+		}
+		n++
+	}
+	return n == g.Size()
+}
+
+// consumerProcessSettled says whether a running process reconciled its
+// assignment at the group epoch and knows where to read.
+func (w *World) consumerProcessSettled(p *member, g *broker.ConsumerGroup) bool {
+	return p.lifecycle == LifecycleRunning && p.consumerProtocol() && p.cg.state == ConsumerStable && !p.cg.lost &&
+		p.cg.epoch == g.GroupEpoch() && w.current[p.name] == p && p.ready() && g.Owns(p.group.memberID, p.owned)
+}
+
+// processSettled says whether a running process is settled in the group:
+// in it, stable in its generation, not about to rejoin, nothing pending.
+func (w *World) processSettled(p *member, g *broker.ClassicGroup) bool {
+	return p.lifecycle == LifecycleRunning && p.group.state == ClassicStable && p.group.generation == g.Generation() &&
+		!p.group.rejoinNeeded && !p.group.havePending && p.ready() && g.HasMember(p.group.memberID)
+}
+
+// Holds says whether cond holds now, without running the world. A condition
+// about events (Polled, Processed, Sent, On, SlowStarted) looks at every
+// event recorded so far.
+func (w *World) Holds(cond Condition) bool {
+	if cond.check == nil {
+		return false
+	}
+	return cond.check(w, &condState{})
+}
+
 // Tick holds from tick t on.
 func Tick(t int) Condition {
-	return Condition{desc: fmt.Sprintf("Tick(%d)", t), fn: func(w *World) bool { return w.now >= t }}
+	return Condition{desc: fmt.Sprintf("Tick(%d)", t), check: func(w *World, _ *condState) bool { return w.now() >= t }}
 }
 
 // On holds once an event matching f has been recorded during this RunUntil.
 func On(desc string, f func(Event) bool) Condition {
-	return Condition{desc: desc, fn: func(w *World) bool {
-		for _, e := range w.events[w.runStart:] {
+	return Condition{desc: desc, check: func(w *World, st *condState) bool {
+		for i, e := range w.events.From(st.from) {
+			st.from = i + 1
 			if f(e) {
 				return true
 			}
@@ -64,83 +170,195 @@ func On(desc string, f func(Event) bool) Condition {
 	}}
 }
 
-// Sent holds once member sends a request of the given API (e.g. "JoinGroup").
-func Sent(member, api string) Condition {
-	return On(fmt.Sprintf("Sent(%q, %q)", member, api), func(e Event) bool {
+// Sent holds once member sends a request of the given API (e.g. kgviz.JoinGroup)
+// during this RunUntil.
+func Sent(member string, api APIKey) Condition {
+	c := On(fmt.Sprintf("Sent(%q, %s)", member, api), func(e Event) bool {
 		return e.Type == EvSend && !e.Response && e.From == member && e.API == api
 	})
+	c.members = []string{member}
+	return c
 }
 
-// Polled holds once a poll of member returns the record (e.g. "p2.3").
+// Polled holds once a poll of member returns the record (e.g. "p2.3")
+// during this RunUntil.
 func Polled(member, record string) Condition {
-	return On(fmt.Sprintf("Polled(%q, %q)", member, record), func(e Event) bool {
+	c := On(fmt.Sprintf("Polled(%q, %q)", member, record), func(e Event) bool {
 		return e.Type == EvFetched && e.Member == member && e.Record == record
 	})
+	c.members, c.records = []string{member}, []string{record}
+	return c
 }
 
-// Processed holds once member has processed the record.
+// Processed holds once member has processed the record during this RunUntil.
 func Processed(member, record string) Condition {
-	return On(fmt.Sprintf("Processed(%q, %q)", member, record), func(e Event) bool {
+	c := On(fmt.Sprintf("Processed(%q, %q)", member, record), func(e Event) bool {
 		return e.Type == EvProcessed && e.Member == member && e.Record == record
 	})
+	c.members, c.records = []string{member}, []string{record}
+	return c
 }
 
-// Crashed holds once member has crashed.
+// Crashed holds when member's newest process has crashed (also when it
+// crashed before this RunUntil, e.g. with Crash(id, Immediately())). It
+// fails at once if member runs and no crash is planned for it.
 func Crashed(member string) Condition {
-	return On(fmt.Sprintf("Crashed(%q)", member), func(e Event) bool { return e.Type == EvCrash && e.Member == member })
+	return Condition{desc: fmt.Sprintf("Crashed(%q)", member), members: []string{member},
+		check: func(w *World, _ *condState) bool { return w.current[member].lifecycle == LifecycleCrashed },
+		impossible: func(w *World) string {
+			p := w.current[member]
+			if !p.alive() {
+				return member + " is " + p.lifecycle.String() + ", not crashed, and does not run"
+			}
+			if p.crashPlan != nil {
+				return ""
+			}
+			for _, c := range w.plans {
+				if c.p == p {
+					return ""
+				}
+			}
+			return "no crash is planned for " + member + " (call Crash first)"
+		}}
 }
 
-// SlowStarted holds once member starts a slow record.
+// SlowStarted holds once member starts a slow record during this RunUntil.
 func SlowStarted(member string) Condition {
-	return On(fmt.Sprintf("SlowStarted(%q)", member), func(e Event) bool { return e.Type == EvSlowStart && e.Member == member })
+	c := On(fmt.Sprintf("SlowStarted(%q)", member), func(e Event) bool { return e.Type == EvSlowStart && e.Member == member })
+	c.members = []string{member}
+	return c
 }
 
 // GenerationAtLeast holds once the group reached generation g.
 func GenerationAtLeast(g int) Condition {
-	return Condition{desc: fmt.Sprintf("GenerationAtLeast(%d)", g), fn: func(w *World) bool { return w.coord.generation >= g }}
+	return Condition{desc: fmt.Sprintf("GenerationAtLeast(%d)", g), check: func(w *World, _ *condState) bool { return w.Generation() >= g }}
 }
 
 // Quiet holds when the group is Stable, every input record has been consumed
-// and committed, no transaction is open and nothing is in flight.
+// and committed, no transaction is open and nothing but heartbeats is in flight.
 func Quiet() Condition {
-	return Condition{desc: "Quiet()", fn: func(w *World) bool {
-		if !w.settled() || len(w.inflight) > 0 || len(w.coord.pending) > 0 {
+	return Condition{desc: "Quiet()", impossible: noMemberRunning, check: func(w *World, _ *condState) bool {
+		if !w.settled() || w.net.busy() || w.broker.Groups().PendingOffsets(GroupID) > 0 {
 			return false
 		}
-		for _, t := range w.txn.txns {
-			if t.state != TxnEmpty && t.state != TxnCompleteCommit && t.state != TxnCompleteAbort {
+		for _, t := range w.broker.Transactions().Summaries() {
+			if t.State.Open() {
 				return false
 			}
 		}
-		for _, tp := range w.inputPartitions() {
-			if w.coord.committed[tp] < w.inputs[tp].hw() {
+		for _, tp := range w.inputTPs {
+			c, _ := w.broker.Groups().Committed(GroupID, tp)
+			if c < w.broker.Partition(tp).HighWatermark() {
 				return false
 			}
 		}
-		for _, p := range w.procs {
-			if p.alive && (p.zombie || p.phase != phPoll) {
+		for _, p := range w.running {
+			if p.alive() && (p.lifecycle == LifecycleReplaced || p.phase != PhasePoll) {
 				return false
 			}
 		}
 		return true
 	}}
+}
+
+// combined is the Condition name(conds...) with no check yet: its
+// description, and the members and records its conditions name.
+func combined(name string, conds []Condition) Condition {
+	descs := make([]string, len(conds))
+	c := Condition{}
+	for i, x := range conds {
+		descs[i] = x.desc
+		c.members = append(c.members, x.members...)
+		c.records = append(c.records, x.records...)
+	}
+	c.desc = name + "(" + strings.Join(descs, ", ") + ")"
+	return c
+}
+
+// subStates gives a combined condition's state one state per condition,
+// each counting from the same tick.
+func (st *condState) subStates(n int) {
+	if len(st.sub) != n {
+		st.sub = make([]condState, n)
+		for i := range st.sub {
+			st.sub[i].from = st.from
+		}
+	}
 }
 
 // All holds when every condition holds.
 func All(conds ...Condition) Condition {
-	desc := "All("
-	for i, c := range conds {
-		if i > 0 {
-			desc += ", "
-		}
-		desc += c.desc
-	}
-	return Condition{desc: desc + ")", fn: func(w *World) bool {
-		for _, c := range conds {
-			if c.fn == nil || !c.fn(w) {
+	c := combined("All", conds)
+	c.check = func(w *World, st *condState) bool {
+		st.subStates(len(conds))
+		ok := true
+		for i, x := range conds {
+			if x.check == nil {
 				return false
 			}
+			if !x.check(w, &st.sub[i]) {
+				ok = false
+			}
 		}
-		return true
-	}}
+		return ok
+	}
+	c.impossible = func(w *World) string {
+		for _, x := range conds {
+			if x.impossible != nil {
+				if why := x.impossible(w); why != "" {
+					return why
+				}
+			}
+		}
+		return ""
+	}
+	return c
+}
+
+// Any holds when one of the conditions holds; it can no longer hold when
+// none of them can.
+func Any(conds ...Condition) Condition {
+	c := combined("Any", conds)
+	c.check = func(w *World, st *condState) bool {
+		st.subStates(len(conds))
+		for i, x := range conds {
+			if x.check != nil && x.check(w, &st.sub[i]) {
+				return true
+			}
+		}
+		return false
+	}
+	c.impossible = func(w *World) string {
+		var whys []string
+		for _, x := range conds {
+			if x.impossible == nil {
+				return ""
+			}
+			why := x.impossible(w)
+			if why == "" {
+				return ""
+			}
+			whys = append(whys, why)
+		}
+		return strings.Join(whys, "; ")
+	}
+	return c
+}
+
+// validRecord says whether name is an input record of w ("o2.3").
+func (w *World) validRecord(name string) bool {
+	dot := strings.LastIndexByte(name, '.')
+	if dot < 0 {
+		return false
+	}
+	off, err := strconv.Atoi(name[dot+1:])
+	if err != nil || off < 0 || off >= w.cfg.recordsPerPartition {
+		return false
+	}
+	for _, short := range w.shortBy {
+		if short == name[:dot] {
+			return true
+		}
+	}
+	return false
 }

@@ -19,6 +19,7 @@ const (
 	AutoCommit
 	// Transactional commits the offsets inside the producer's transaction
 	// (sendOffsetsToTransaction), one transaction per poll batch: exactly-once.
+	// The member's producer is then transactional (transactional.id "tx-C1").
 	Transactional
 )
 
@@ -35,7 +36,9 @@ func (m CommitMode) String() string {
 	return "commit-after"
 }
 
-// ProducerMode is the kind of producer a member writes its invoices with.
+// ProducerMode is the kind of producer a member writes its invoices with
+// when its commits are not transactional (WithCommit(Transactional) gives it
+// the transactional producer).
 type ProducerMode int
 
 const (
@@ -44,8 +47,8 @@ const (
 	Idempotent ProducerMode = iota
 	// Plain is enable.idempotence=false: a retry after a lost answer writes a second copy.
 	Plain
-	// TransactionalProducer has a transactional.id (tx-C1, ...), KIP-98.
-	TransactionalProducer
+	// producerTransactional is the producer of a Transactional member.
+	producerTransactional
 )
 
 // String returns the producer kind's name.
@@ -53,28 +56,31 @@ func (p ProducerMode) String() string {
 	switch p {
 	case Plain:
 		return "plain"
-	case TransactionalProducer:
+	case producerTransactional:
 		return "transactional"
 	}
 	return "idempotent"
 }
 
-// IsolationLevel is a consumer's isolation.level.
-type IsolationLevel int
+// GroupProtocol is a consumer's group.protocol: the classic rebalance
+// protocol (JoinGroup, SyncGroup, Heartbeat; the default of Kafka 4.x
+// clients) or the consumer group protocol of KIP-848 (ConsumerGroupHeartbeat,
+// assignments computed by the broker, generally available since Kafka 4.0).
+type GroupProtocol int
 
 const (
-	// ReadUncommitted reads to the high watermark, aborted records included (Kafka's default).
-	ReadUncommitted IsolationLevel = iota
-	// ReadCommitted reads to the last stable offset and skips aborted transactions.
-	ReadCommitted
+	// Classic is group.protocol=classic.
+	Classic GroupProtocol = iota
+	// Consumer is group.protocol=consumer (KIP-848).
+	Consumer
 )
 
-// String returns Kafka's spelling: "read_uncommitted" or "read_committed".
-func (l IsolationLevel) String() string {
-	if l == ReadCommitted {
-		return "read_committed"
+// String returns Kafka's spelling: "classic" or "consumer".
+func (g GroupProtocol) String() string {
+	if g == Consumer {
+		return "consumer"
 	}
-	return "read_uncommitted"
+	return "classic"
 }
 
 type topicSpec struct {
@@ -90,13 +96,17 @@ type config struct {
 	maxPollRecords      int // max.poll.records
 	autoCommitInterval  int // auto.commit.interval.ms
 	transactionTimeout  int // transaction.timeout.ms
+	transactionVersion  int // the cluster's transaction.version feature: 1 or 2 (KIP-890)
 	requestTimeout      int // request.timeout.ms: the producer retries after this many ticks
 	slowTicks           int // processing time of a slow record
 	recordTicks         int // processing time of a record
 	recordsPerPartition int
 	runLimit            int // the most ticks one RunUntil may take
 	topics              []topicSpec
-	assignor            Assignor
+	addedTopics         []topicSpec // WithTopic, merged into topics by applyOptions
+	topicsReplaced      bool        // WithOnlyTopics
+	assignors           []Assignor  // partition.assignment.strategy, in order of preference
+	assignorsSet        bool        // a member's own WithAssignor
 	commit              CommitMode
 	producer            ProducerMode
 	producerSet         bool
@@ -104,6 +114,17 @@ type config struct {
 	isolation           IsolationLevel
 	instanceID          string
 	static              bool
+	commitEvery         int                       // CommitAfter: commitSync after every n-th batch
+	listener            ConsumerRebalanceListener // subscribe(topics, listener)
+	groupProtocol       GroupProtocol             // group.protocol
+	remoteAssignor      string                    // group.remote.assignor ("": the broker chooses)
+	// explicit are the client settings the member's own options set, which
+	// Kafka refuses with the other group.protocol (ConsumerConfig).
+	explicit map[string]bool
+	// The broker's settings of the consumer group protocol, in ticks:
+	// group.consumer.heartbeat.interval.ms, group.consumer.session.timeout.ms.
+	consumerHeartbeatInterval int
+	consumerSessionTimeout    int
 }
 
 func defaultConfig() config {
@@ -113,22 +134,57 @@ func defaultConfig() config {
 		maxPollRecords:      3,
 		autoCommitInterval:  5,
 		transactionTimeout:  30,
+		transactionVersion:  1,
 		requestTimeout:      3,
 		slowTicks:           15,
 		recordTicks:         1,
 		recordsPerPartition: 8,
 		runLimit:            10000,
+		commitEvery:         1,
 		topics: []topicSpec{
 			{name: "orders", partitions: 3, prefix: "o"},
 			{name: "payments", partitions: 3, prefix: "p"},
 		},
-		assignor: Range,
+		assignors:                 []Assignor{Range},
+		consumerHeartbeatInterval: 1,
+		consumerSessionTimeout:    6,
 	}
+}
+
+// protocolConflict is ConsumerConfig's check of the settings each
+// group.protocol refuses, for the settings a member's own options gave.
+func (c *config) protocolConflict() error {
+	var bad []string
+	refused := []string{"group.remote.assignor"}
+	if c.groupProtocol == Consumer {
+		refused = []string{"partition.assignment.strategy", "session.timeout.ms"}
+	}
+	for _, k := range refused {
+		if c.explicit[k] {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) == 0 {
+		return nil
+	}
+	hint := "the broker's server-side assignor is chosen with WithRemoteAssignor and its session timeout is group.consumer.session.timeout.ms"
+	if c.groupProtocol == Classic {
+		hint = "group.remote.assignor is the consumer group protocol's: add WithGroupProtocol(kgviz.Consumer)"
+	}
+	return fmt.Errorf("%s cannot be set when group.protocol=%s (%s)", strings.Join(bad, ", "), c.groupProtocol, hint)
+}
+
+// setExplicit remembers that the options set a client setting.
+func (c *config) setExplicit(key string) {
+	if c.explicit == nil {
+		c.explicit = map[string]bool{}
+	}
+	c.explicit[key] = true
 }
 
 // Option configures a world (NewWorld) or one member (AddMember). Options
 // that only make sense for the whole world are refused by AddMember with an
-// error that names them.
+// error that names them, and the other way round.
 type Option struct {
 	name       string
 	worldOnly  bool
@@ -136,72 +192,194 @@ type Option struct {
 	apply      func(*config) error
 }
 
-func intOption(name string, min int, set func(*config, int)) func(int) Option {
-	return func(v int) Option {
-		return Option{name: name, apply: func(c *config) error {
-			if v < min {
-				return fmt.Errorf("%s = %d: must be at least %d", name, v, min)
-			}
-			set(c, v)
-			return nil
-		}}
-	}
+func intOption(name string, min, v int, set func(*config, int)) Option {
+	return Option{name: name, apply: func(c *config) error {
+		if v < min {
+			return fmt.Errorf("%s = %d: must be at least %d", name, v, min)
+		}
+		set(c, v)
+		return nil
+	}}
 }
 
 var configKeys = map[string]func(int) Option{
-	"session.timeout.ms":      WithSessionTimeout,
-	"max.poll.interval.ms":    WithMaxPollInterval,
-	"max.poll.records":        WithMaxPollRecords,
-	"auto.commit.interval.ms": WithAutoCommitInterval,
-	"transaction.timeout.ms":  WithTransactionTimeout,
-	"request.timeout.ms":      WithRequestTimeout,
+	"session.timeout.ms":                   WithSessionTimeout,
+	"max.poll.interval.ms":                 WithMaxPollInterval,
+	"max.poll.records":                     WithMaxPollRecords,
+	"auto.commit.interval.ms":              WithAutoCommitInterval,
+	"transaction.timeout.ms":               WithTransactionTimeout,
+	"request.timeout.ms":                   WithRequestTimeout,
+	"group.consumer.heartbeat.interval.ms": WithConsumerGroupHeartbeatInterval,
+	"group.consumer.session.timeout.ms":    WithConsumerGroupSessionTimeout,
 }
 
-// WithConfig sets a timing setting by its Kafka name, in ticks:
-// "session.timeout.ms", "max.poll.interval.ms", "max.poll.records",
-// "auto.commit.interval.ms", "transaction.timeout.ms", "request.timeout.ms".
-func WithConfig(key string, value int) Option {
-	f, ok := configKeys[key]
-	if !ok {
-		keys := make([]string, 0, len(configKeys))
-		for k := range configKeys {
-			keys = append(keys, k)
+// stringConfigKeys are the settings WithConfig takes as strings.
+var stringConfigKeys = map[string]func(string) Option{
+	"group.protocol": func(v string) Option {
+		switch v {
+		case "classic":
+			return WithGroupProtocol(Classic)
+		case "consumer":
+			return WithGroupProtocol(Consumer)
 		}
-		sort.Strings(keys)
 		return Option{name: "WithConfig", apply: func(*config) error {
-			return fmt.Errorf("unknown config %q: known are %s", key, strings.Join(keys, ", "))
+			return fmt.Errorf("group.protocol=%q: want \"classic\" or \"consumer\"", v)
 		}}
-	}
-	return f(value)
+	},
+	"group.remote.assignor": WithRemoteAssignor,
 }
 
-// WithSessionTimeout sets session.timeout.ms in ticks (default 6): a member not
-// heard from for this many ticks is removed.
-var WithSessionTimeout = intOption("session.timeout.ms", 1, func(c *config, v int) { c.sessionTimeout = v })
+// WithConfig sets a setting by its Kafka name. Timing settings take a
+// number of ticks: "session.timeout.ms", "max.poll.interval.ms",
+// "max.poll.records", "auto.commit.interval.ms", "transaction.timeout.ms",
+// "request.timeout.ms", and the broker's "group.consumer.heartbeat.interval.ms"
+// and "group.consumer.session.timeout.ms" (KIP-848). "group.protocol"
+// ("classic" or "consumer") and "group.remote.assignor" ("uniform" or
+// "range") take a string.
+func WithConfig(key string, value any) Option {
+	bad := func(format string, args ...any) Option {
+		return Option{name: "WithConfig", apply: func(*config) error { return fmt.Errorf(format, args...) }}
+	}
+	if f, ok := configKeys[key]; ok {
+		n, ok := value.(int)
+		if !ok {
+			return bad("WithConfig(%q, %#v): want a whole number of ticks", key, value)
+		}
+		return f(n)
+	}
+	if f, ok := stringConfigKeys[key]; ok {
+		v, ok := value.(string)
+		if !ok {
+			return bad("WithConfig(%q, %#v): want a string", key, value)
+		}
+		return f(v)
+	}
+	keys := make([]string, 0, len(configKeys)+len(stringConfigKeys))
+	for k := range configKeys {
+		keys = append(keys, k)
+	}
+	for k := range stringConfigKeys {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	return bad("unknown config %q: known are %s", key, strings.Join(keys, ", "))
+}
 
-// WithMaxPollInterval sets max.poll.interval.ms in ticks (default 12). It is also
-// the rebalance timeout the coordinator waits for JoinGroup.
-var WithMaxPollInterval = intOption("max.poll.interval.ms", 1, func(c *config, v int) { c.maxPollInterval = v })
+// WithGroupProtocol sets group.protocol, for the world (every member's
+// default) or one member: Classic (Kafka 4.x's default) or Consumer, the
+// consumer group protocol of KIP-848. A Consumer member sends only
+// ConsumerGroupHeartbeat; the broker computes the assignment with its
+// server-side assignor (WithRemoteAssignor) and the member reconciles its own
+// share incrementally. Kafka refuses partition.assignment.strategy and
+// session.timeout.ms for such a member (its session timeout is the broker's
+// group.consumer.session.timeout.ms), so a member given them with its own
+// options fails; the world's defaults apply to its classic members only.
+// Both protocols cannot share one running group: see docs/simplifications.md.
+func WithGroupProtocol(p GroupProtocol) Option {
+	return Option{name: "WithGroupProtocol", apply: func(c *config) error {
+		if p != Classic && p != Consumer {
+			return fmt.Errorf("WithGroupProtocol(%d): unknown group protocol; use kgviz.Classic or kgviz.Consumer", int(p))
+		}
+		c.groupProtocol = p
+		c.setExplicit("group.protocol")
+		return nil
+	}}
+}
+
+// WithRemoteAssignor sets group.remote.assignor, the server-side assignor a
+// Consumer member (KIP-848) asks the broker for: "uniform" (the broker's
+// default) or "range". Members asking for different ones: the group uses the
+// one most of them ask for.
+func WithRemoteAssignor(name string) Option {
+	return Option{name: "WithRemoteAssignor", apply: func(c *config) error {
+		if _, err := ServerAssignorByName(name); err != nil {
+			return fmt.Errorf("group.remote.assignor=%q: the broker's assignors are \"uniform\" and \"range\"", name)
+		}
+		c.remoteAssignor = name
+		c.setExplicit("group.remote.assignor")
+		return nil
+	}}
+}
+
+// WithConsumerGroupHeartbeatInterval sets the broker's
+// group.consumer.heartbeat.interval.ms in ticks (default 1): how often a
+// Consumer member (KIP-848) heartbeats.
+func WithConsumerGroupHeartbeatInterval(ticks int) Option {
+	o := intOption("group.consumer.heartbeat.interval.ms", 1, ticks, func(c *config, v int) { c.consumerHeartbeatInterval = v })
+	o.worldOnly = true
+	return o
+}
+
+// WithConsumerGroupSessionTimeout sets the broker's
+// group.consumer.session.timeout.ms in ticks (default 6, as the classic
+// session.timeout.ms): a Consumer member (KIP-848) not heard from for that
+// long is removed.
+func WithConsumerGroupSessionTimeout(ticks int) Option {
+	o := intOption("group.consumer.session.timeout.ms", 1, ticks, func(c *config, v int) { c.consumerSessionTimeout = v })
+	o.worldOnly = true
+	return o
+}
+
+// WithSessionTimeout sets session.timeout.ms in ticks (default 6): a member
+// whose heartbeats stop is removed this many ticks after its last one was sent.
+func WithSessionTimeout(ticks int) Option {
+	return intOption("session.timeout.ms", 1, ticks, func(c *config, v int) { c.sessionTimeout = v; c.setExplicit("session.timeout.ms") })
+}
+
+// WithMaxPollInterval sets max.poll.interval.ms in ticks (default 12). It is
+// also the rebalance timeout the member sends in JoinGroup.
+func WithMaxPollInterval(ticks int) Option {
+	return intOption("max.poll.interval.ms", 1, ticks, func(c *config, v int) { c.maxPollInterval = v })
+}
 
 // WithMaxPollRecords sets max.poll.records (default 3).
-var WithMaxPollRecords = intOption("max.poll.records", 1, func(c *config, v int) { c.maxPollRecords = v })
+func WithMaxPollRecords(n int) Option {
+	return intOption("max.poll.records", 1, n, func(c *config, v int) { c.maxPollRecords = v })
+}
 
 // WithAutoCommitInterval sets auto.commit.interval.ms in ticks (default 5).
-var WithAutoCommitInterval = intOption("auto.commit.interval.ms", 1, func(c *config, v int) { c.autoCommitInterval = v })
+func WithAutoCommitInterval(ticks int) Option {
+	return intOption("auto.commit.interval.ms", 1, ticks, func(c *config, v int) { c.autoCommitInterval = v })
+}
 
-// WithTransactionTimeout sets transaction.timeout.ms in ticks (default 30).
-var WithTransactionTimeout = intOption("transaction.timeout.ms", 1, func(c *config, v int) { c.transactionTimeout = v })
+// WithTransactionTimeout sets transaction.timeout.ms in ticks (default 30);
+// the producer sends it in InitProducerId.
+func WithTransactionTimeout(ticks int) Option {
+	return intOption("transaction.timeout.ms", 1, ticks, func(c *config, v int) { c.transactionTimeout = v })
+}
+
+// WithTransactionVersion sets the cluster's transaction.version feature
+// (KIP-890) that the broker and the transactional producers use: 1 is the
+// page's flow (AddPartitionsToTxn before a partition's first record,
+// AddOffsetsToTxn before TxnOffsetCommit, one producer epoch from
+// InitProducerId to the next); 2 is Kafka 4.x's default (the partition
+// leader and the group coordinator add their partitions to the transaction
+// themselves, and EndTxn bumps the producer epoch at every transaction end).
+// The default is 1.
+func WithTransactionVersion(v int) Option {
+	return Option{name: "WithTransactionVersion", worldOnly: true, apply: func(c *config) error {
+		if v != 1 && v != 2 {
+			return fmt.Errorf("WithTransactionVersion(%d): transaction.version is 1 or 2", v)
+		}
+		c.transactionVersion = v
+		return nil
+	}}
+}
 
 // WithRequestTimeout sets how many ticks a producer waits for an answer before
 // it sends the same batch again (default 3).
-var WithRequestTimeout = intOption("request.timeout.ms", 3, func(c *config, v int) { c.requestTimeout = v })
+func WithRequestTimeout(ticks int) Option {
+	return intOption("request.timeout.ms", 3, ticks, func(c *config, v int) { c.requestTimeout = v })
+}
 
 // WithSlowRecordTicks sets how long a slow record takes to process (default 15).
-var WithSlowRecordTicks = intOption("slow record ticks", 1, func(c *config, v int) { c.slowTicks = v })
+func WithSlowRecordTicks(ticks int) Option {
+	return intOption("slow record ticks", 1, ticks, func(c *config, v int) { c.slowTicks = v })
+}
 
 // WithRecords sets how many records every input partition is pre-filled with (default 8).
 func WithRecords(n int) Option {
-	o := intOption("records per partition", 0, func(c *config, v int) { c.recordsPerPartition = v })(n)
+	o := intOption("records per partition", 0, n, func(c *config, v int) { c.recordsPerPartition = v })
 	o.worldOnly = true
 	return o
 }
@@ -209,7 +387,7 @@ func WithRecords(n int) Option {
 // WithRunLimit sets how many ticks one RunUntil may run before it gives up
 // with an error (default 10000).
 func WithRunLimit(n int) Option {
-	o := intOption("run limit", 1, func(c *config, v int) { c.runLimit = v })(n)
+	o := intOption("run limit", 1, n, func(c *config, v int) { c.runLimit = v })
 	o.worldOnly = true
 	return o
 }
@@ -228,76 +406,100 @@ func WithTopic(name string, partitions int, prefix string) Option {
 		if partitions < 1 {
 			return fmt.Errorf("topic %q: %d partitions; must be at least 1", name, partitions)
 		}
-		if prefix == "" {
-			return fmt.Errorf("topic %q: empty record prefix", name)
+		if prefix == "" || strings.ContainsAny(prefix, " \t\n.()") {
+			return fmt.Errorf("topic %q: record prefix %q must be non-empty, without spaces, dots or parentheses", name, prefix)
 		}
-		topics := append([]topicSpec(nil), c.topics...)
-		for i, t := range topics {
-			if t.prefix == prefix && t.name != name {
-				return fmt.Errorf("topic %q: prefix %q is already used by topic %q", name, prefix, t.name)
-			}
-			if t.name == name {
-				topics[i] = topicSpec{name, partitions, prefix}
-				c.topics = topics
-				return nil
-			}
-		}
-		c.topics = append(topics, topicSpec{name, partitions, prefix})
+		c.addedTopics = append(c.addedTopics, topicSpec{name, partitions, prefix})
 		return nil
 	}}
 }
 
-// WithOnlyTopics replaces the input topics by the given ones (use WithTopic
-// after it to add more).
+// WithOnlyTopics replaces the default input topics (orders and payments) by
+// the topics given with WithTopic, in any order among the options:
+//
+//	kgviz.NewWorld(kgviz.WithOnlyTopics(), kgviz.WithTopic("t", 100, "t"))
+//
+// A world without any input topic is an error.
 func WithOnlyTopics() Option {
-	return Option{name: "WithOnlyTopics", worldOnly: true, apply: func(c *config) error { c.topics = nil; return nil }}
-}
-
-// WithAssignor sets partition.assignment.strategy (default Range).
-func WithAssignor(a Assignor) Option {
-	return Option{name: "WithAssignor", worldOnly: true, apply: func(c *config) error {
-		if a == nil {
-			return fmt.Errorf("WithAssignor(nil): an assignor is required, e.g. kgviz.Range")
-		}
-		c.assignor = a
+	return Option{name: "WithOnlyTopics", worldOnly: true, apply: func(c *config) error {
+		c.topicsReplaced = true
 		return nil
 	}}
+}
+
+// WithAssignor sets partition.assignment.strategy: the assignors a member
+// supports, in order of preference (default Range). For the world it is every
+// member's default; for one member (AddMember) its own list. The group uses
+// the assignor every member supports that most members prefer (Kafka's vote),
+// and a member's rebalance protocol is the most capable one all its assignors
+// support: a list that mixes cooperative-sticky with an eager assignor is
+// eager (ConsumerCoordinator), which is why switching eager to cooperative
+// takes two rolling bounces (KIP-429).
+func WithAssignor(a Assignor, more ...Assignor) Option {
+	return Option{name: "WithAssignor", apply: func(c *config) error {
+		list, err := assignorList("WithAssignor", a, more)
+		if err != nil {
+			return err
+		}
+		c.assignors, c.assignorsSet = list, true
+		c.setExplicit("partition.assignment.strategy")
+		return nil
+	}}
+}
+
+func assignorList(call string, a Assignor, more []Assignor) ([]Assignor, error) {
+	list := append([]Assignor{a}, more...)
+	seen := map[string]bool{}
+	for i, x := range list {
+		if x == nil && i == 0 && len(list) == 1 {
+			return nil, fmt.Errorf("%s(nil): an assignor is required, e.g. kgviz.Range", call)
+		}
+		if x == nil {
+			return nil, fmt.Errorf("%s: assignor %d is nil; give an assignor, e.g. kgviz.Range", call, i+1)
+		}
+		if x.Name() == "" {
+			return nil, fmt.Errorf("%s: assignor %d has an empty name", call, i+1)
+		}
+		if seen[x.Name()] {
+			return nil, fmt.Errorf("%s: assignor %q is listed twice", call, x.Name())
+		}
+		seen[x.Name()] = true
+	}
+	return list, nil
 }
 
 // WithCommit sets the commit mode, for the world (every member's default) or
-// one member. Transactional implies the transactional producer.
+// one member. Transactional gives the member the transactional producer.
 func WithCommit(m CommitMode) Option {
 	return Option{name: "WithCommit", apply: func(c *config) error {
 		if m < CommitAfter || m > Transactional {
 			return fmt.Errorf("WithCommit(%d): unknown commit mode", int(m))
 		}
-		if c.producerSet && (m == Transactional) != (c.producer == TransactionalProducer) {
-			return fmt.Errorf("WithCommit(%s) does not go with WithProducer(%s): transactional commits need the transactional producer and only they use it", m, c.producer)
+		if c.producerSet && m == Transactional {
+			return fmt.Errorf("WithCommit(%s) does not go with WithProducer(%s): transactional commits use the transactional producer", m, c.producer)
 		}
 		c.commit, c.commitSet = m, true
 		if m == Transactional {
-			c.producer = TransactionalProducer
-		} else if c.producer == TransactionalProducer {
+			c.producer = producerTransactional
+		} else if c.producer == producerTransactional {
 			c.producer = Idempotent
 		}
 		return nil
 	}}
 }
 
-// WithProducer sets the producer kind, for the world or one member.
-// TransactionalProducer implies the Transactional commit mode.
+// WithProducer sets the producer kind (Idempotent or Plain), for the world or
+// one member whose commits are not transactional.
 func WithProducer(p ProducerMode) Option {
 	return Option{name: "WithProducer", apply: func(c *config) error {
-		if p < Idempotent || p > TransactionalProducer {
-			return fmt.Errorf("WithProducer(%d): unknown producer kind", int(p))
+		if p != Idempotent && p != Plain {
+			return fmt.Errorf("WithProducer(%d): unknown producer kind; use kgviz.Idempotent or kgviz.Plain (WithCommit(kgviz.Transactional) gives the transactional producer)", int(p))
 		}
-		if c.commitSet && (p == TransactionalProducer) != (c.commit == Transactional) {
-			return fmt.Errorf("WithProducer(%s) does not go with WithCommit(%s): transactional commits need the transactional producer and only they use it", p, c.commit)
+		if c.commitSet && c.commit == Transactional {
+			return fmt.Errorf("WithProducer(%s) does not go with WithCommit(%s): transactional commits use the transactional producer", p, c.commit)
 		}
 		c.producer, c.producerSet = p, true
-		if p == TransactionalProducer {
-			c.commit = Transactional
-		} else if c.commit == Transactional {
+		if c.commit == Transactional {
 			c.commit = CommitAfter
 		}
 		return nil
@@ -348,5 +550,32 @@ func applyOptions(c *config, opts []Option, member bool) error {
 			return err
 		}
 	}
+	return mergeTopics(c)
+}
+
+// mergeTopics applies WithOnlyTopics and WithTopic, in whatever order they
+// were given: the default topics (unless replaced), then the added ones (a
+// topic added twice, or a default topic, takes the last partition count).
+func mergeTopics(c *config) error {
+	topics := c.topics
+	if c.topicsReplaced {
+		topics = nil
+	}
+	topics = append([]topicSpec(nil), topics...)
+	for _, add := range c.addedTopics {
+		found := false
+		for i, t := range topics {
+			if t.prefix == add.prefix && t.name != add.name {
+				return fmt.Errorf("topic %q: prefix %q is already used by topic %q", add.name, add.prefix, t.name)
+			}
+			if t.name == add.name {
+				topics[i], found = add, true
+			}
+		}
+		if !found {
+			topics = append(topics, add)
+		}
+	}
+	c.topics, c.addedTopics, c.topicsReplaced = topics, nil, false
 	return nil
 }

@@ -26,8 +26,8 @@ func ExampleWithAssignor() {
 	fmt.Println(w.Assignment(), "generation", w.Generation())
 	fmt.Println(w.PauseMeter().Rebalances)
 	// Output:
-	// map[C1:[o0 o1 o2] C2:[p0 p1 p2]] generation 3
-	// [{3 [p0 p1 p2] 24}]
+	// map[C1:[o0 o1 p0] C2:[o2 p1 p2]] generation 3
+	// [{3 [o2 p1 p2] 33}]
 }
 
 // Commit after processing: a crash between processing and commit means the
@@ -75,4 +75,32 @@ func ExampleNewAssignor() {
 	fmt.Println(w.Assignment())
 	// Output:
 	// map[C1:[o0 o1 o2 p0 p1 p2] C2:[]]
+}
+
+// Kafka's CooperativeStickyAssignor on the demos' second join: C1-1 keeps
+// partition 0 of both topics and orders-1, and leaves out for now what C2-1
+// gets once C1-1 has revoked it.
+func ExampleReportingAssignor() {
+	c1 := kgviz.MemberSubscription{MemberID: "C1-1", Topics: []string{"orders", "payments"}, Generation: 1,
+		Owned: []kgviz.TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}, {Topic: "orders", Partition: 2}, {Topic: "payments", Partition: 0}, {Topic: "payments", Partition: 1}, {Topic: "payments", Partition: 2}}}
+	c2 := kgviz.MemberSubscription{MemberID: "C2-1", Topics: []string{"orders", "payments"}, Generation: -1}
+	topics := map[string]int{"orders": 3, "payments": 3}
+	r := kgviz.CooperativeSticky.(kgviz.ReportingAssignor).AssignReport([]kgviz.MemberSubscription{c1, c2}, topics)
+	fmt.Println("target:", r.Target["C1-1"], r.Target["C2-1"])
+	fmt.Println("plan:  ", r.Plan["C1-1"], r.Plan["C2-1"])
+	fmt.Println("withheld:", r.Withheld, "Kafka's own plan:", r.Fault == nil)
+
+	// A member without subscription, first in the leader's map: Kafka's
+	// assignor gives it partitions anyway.
+	a := kgviz.MemberSubscription{MemberID: "A", Topics: nil, Generation: -1}
+	b := kgviz.MemberSubscription{MemberID: "B", Topics: []string{"orders"}, Generation: -1}
+	r = kgviz.CooperativeSticky.(kgviz.ReportingAssignor).AssignReport([]kgviz.MemberSubscription{b, a}, topics)
+	fmt.Println(r.Fault.Kind+":", r.Fault.Detail)
+	fmt.Println("kgviz's plan:", r.Plan)
+	// Output:
+	// target: [orders-0 orders-1 payments-0] [orders-2 payments-1 payments-2]
+	// plan:   [orders-0 orders-1 payments-0] []
+	// withheld: [orders-2 payments-1 payments-2] Kafka's own plan: true
+	// invalid plan: Kafka's plan assigns orders-0 to "A", which does not subscribe to orders
+	// kgviz's plan: map[A:[] B:[orders-0 orders-1 orders-2]]
 }

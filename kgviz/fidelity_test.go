@@ -13,6 +13,9 @@ import (
 	"testing"
 
 	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/clock"
+	"github.com/kgviz/kgviz/kgviz/kafka"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -29,34 +32,45 @@ import (
 var fidelityTests = map[kgviz.ErrorCode]string{
 	kgviz.COORDINATOR_NOT_AVAILABLE:    "TestFidelityCoordinatorNotAvailable",
 	kgviz.ILLEGAL_GENERATION:           "TestFidelityIllegalGeneration",
+	kgviz.INCONSISTENT_GROUP_PROTOCOL:  "TestFidelityInconsistentGroupProtocol",
 	kgviz.UNKNOWN_MEMBER_ID:            "TestFidelityUnknownMemberID",
 	kgviz.REBALANCE_IN_PROGRESS:        "TestFidelityRebalanceInProgress",
 	kgviz.OUT_OF_ORDER_SEQUENCE_NUMBER: "TestFidelityOutOfOrderSequenceNumber",
 	kgviz.INVALID_PRODUCER_EPOCH:       "TestFidelityInvalidProducerEpoch",
 	kgviz.INVALID_TXN_STATE:            "TestFidelityInvalidTxnState",
+	kgviz.INVALID_PRODUCER_ID_MAPPING:  "TestFidelityInvalidProducerIDMapping",
 	kgviz.CONCURRENT_TRANSACTIONS:      "TestFidelityConcurrentTransactions",
 	kgviz.FENCED_INSTANCE_ID:           "TestFidelityFencedInstanceID",
 	kgviz.UNSTABLE_OFFSET_COMMIT:       "TestFidelityUnstableOffsetCommit",
 	kgviz.PRODUCER_FENCED:              "TestFidelityProducerFenced",
+	kgviz.INVALID_REQUEST:              "TestFidelityInvalidRequest",
+	kgviz.GROUP_ID_NOT_FOUND:           "TestFidelityGroupIDNotFound",
+	kgviz.FENCED_MEMBER_EPOCH:          "TestFidelityFencedMemberEpoch",
+	kgviz.UNRELEASED_INSTANCE_ID:       "TestFidelityUnreleasedInstanceID",
+	kgviz.UNSUPPORTED_ASSIGNOR:         "TestFidelityUnsupportedAssignor",
+	kgviz.STALE_MEMBER_EPOCH:           "TestFidelityStaleMemberEpoch",
 }
 
 // kafkaErrorCodes are the numbers of org.apache.kafka.common.protocol.Errors
 // (kafka-clients 4.1.1).
 var kafkaErrorCodes = map[string]int16{
-	"NONE": 0, "COORDINATOR_NOT_AVAILABLE": 15, "ILLEGAL_GENERATION": 22, "UNKNOWN_MEMBER_ID": 25,
+	"NONE": 0, "COORDINATOR_NOT_AVAILABLE": 15, "ILLEGAL_GENERATION": 22, "INCONSISTENT_GROUP_PROTOCOL": 23, "UNKNOWN_MEMBER_ID": 25,
 	"REBALANCE_IN_PROGRESS": 27, "OUT_OF_ORDER_SEQUENCE_NUMBER": 45, "INVALID_PRODUCER_EPOCH": 47,
-	"INVALID_TXN_STATE": 48, "CONCURRENT_TRANSACTIONS": 51, "FENCED_INSTANCE_ID": 82,
-	"UNSTABLE_OFFSET_COMMIT": 88, "PRODUCER_FENCED": 90,
+	"INVALID_TXN_STATE": 48, "INVALID_PRODUCER_ID_MAPPING": 49, "CONCURRENT_TRANSACTIONS": 51, "FENCED_INSTANCE_ID": 82,
+	"UNSTABLE_OFFSET_COMMIT": 88, "PRODUCER_FENCED": 90, "INVALID_REQUEST": 42, "GROUP_ID_NOT_FOUND": 69,
+	"FENCED_MEMBER_EPOCH": 110, "UNRELEASED_INSTANCE_ID": 111, "UNSUPPORTED_ASSIGNOR": 112, "STALE_MEMBER_EPOCH": 113,
 }
 
 func TestFidelityEveryErrorCodeHasATest(t *testing.T) {
-	// The test functions of this file.
-	f, err := parser.ParseFile(token.NewFileSet(), "fidelity_test.go", nil, 0)
-	require.NoError(t, err)
+	// The test functions of this file and of fidelity_kip848_test.go.
 	tests := map[string]bool{}
-	for _, d := range f.Decls {
-		if fn, ok := d.(*ast.FuncDecl); ok {
-			tests[fn.Name.Name] = true
+	for _, file := range []string{"fidelity_test.go", "fidelity_kip848_test.go"} {
+		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
+		require.NoError(t, err)
+		for _, d := range f.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok {
+				tests[fn.Name.Name] = true
+			}
 		}
 	}
 	for _, c := range kgviz.ErrorCodes() {
@@ -65,7 +79,7 @@ func TestFidelityEveryErrorCodeHasATest(t *testing.T) {
 		}
 		name, ok := fidelityTests[c]
 		assert.True(t, ok, "%s has no fidelity test", c)
-		assert.True(t, tests[name], "%s: no func %s in fidelity_test.go", c, name)
+		assert.True(t, tests[name], "%s: no func %s in fidelity_test.go or fidelity_kip848_test.go", c, name)
 		want, known := kafkaErrorCodes[c.String()]
 		assert.True(t, known, "%s is not an error of Kafka's protocol", c)
 		assert.Equal(t, want, int16(c), "%s: Kafka's code is %d", c, want)
@@ -78,21 +92,24 @@ func TestFidelityEveryErrorCodeHasATest(t *testing.T) {
 // and TransactionState (core's TransactionState; in kafka-clients
 // org.apache.kafka.clients.admin.TransactionState).
 func TestFidelityStateNames(t *testing.T) {
-	group := []string{kgviz.GroupEmpty, kgviz.GroupPreparingRebalance, kgviz.GroupCompletingRebalance, kgviz.GroupStable, kgviz.GroupDead}
+	group := []string{string(kgviz.GroupEmpty), string(kgviz.GroupPreparingRebalance), string(kgviz.GroupCompletingRebalance), string(kgviz.GroupStable), string(kgviz.GroupDead)}
 	assert.Equal(t, []string{"Empty", "PreparingRebalance", "CompletingRebalance", "Stable", "Dead"}, group)
-	txn := []string{kgviz.TxnEmpty, kgviz.TxnOngoing, kgviz.TxnPrepareCommit, kgviz.TxnPrepareAbort, kgviz.TxnCompleteCommit, kgviz.TxnCompleteAbort}
+	txn := []string{string(kgviz.TxnEmpty), string(kgviz.TxnOngoing), string(kgviz.TxnPrepareCommit), string(kgviz.TxnPrepareAbort), string(kgviz.TxnCompleteCommit), string(kgviz.TxnCompleteAbort)}
 	assert.Equal(t, []string{"Empty", "Ongoing", "PrepareCommit", "PrepareAbort", "CompleteCommit", "CompleteAbort"}, txn)
 
 	// Every state the engine records is one of these.
 	w, _ := restartMidTransaction(t)
 	w.Close("C1").Close("C2").RunUntil(kgviz.On("group empty", func(e kgviz.Event) bool {
-		return e.Type == kgviz.EvGroupState && e.State == kgviz.GroupEmpty
+		return e.Type == kgviz.EvGroupState && e.GroupState == kgviz.GroupEmpty
 	}))
 	require.NoError(t, w.Err())
 	seen := map[kgviz.EventType]map[string]bool{kgviz.EvGroupState: {}, kgviz.EvTxnState: {}}
 	for _, e := range w.Events() {
-		if s, ok := seen[e.Type]; ok {
-			s[e.State] = true
+		switch e.Type {
+		case kgviz.EvGroupState:
+			seen[e.Type][string(e.GroupState)] = true
+		case kgviz.EvTxnState:
+			seen[e.Type][string(e.TxnState)] = true
 		}
 	}
 	for s := range seen[kgviz.EvGroupState] {
@@ -162,7 +179,7 @@ type reply struct {
 
 // replies returns the responses of api with code from event index from on,
 // each with the request it answers.
-func replies(w *kgviz.World, from int, api string, code kgviz.ErrorCode) []reply {
+func replies(w *kgviz.World, from int, api kgviz.APIKey, code kgviz.ErrorCode) []reply {
 	events := w.Events()
 	byMsg := map[int]kgviz.Event{}
 	var out []reply
@@ -179,21 +196,21 @@ func replies(w *kgviz.World, from int, api string, code kgviz.ErrorCode) []reply
 
 // stateAt returns the group's state when the event at tick happened: the last
 // EvGroupState recorded at or before it.
-func groupStateBefore(w *kgviz.World, tick int) string {
+func groupStateBefore(w *kgviz.World, tick int) kgviz.GroupState {
 	state := kgviz.GroupEmpty
 	for _, e := range w.Events() {
 		if e.Tick > tick {
 			break
 		}
 		if e.Type == kgviz.EvGroupState {
-			state = e.State
+			state = e.GroupState
 		}
 	}
 	return state
 }
 
 func firstEvent(w *kgviz.World, from int, f func(kgviz.Event) bool) (kgviz.Event, bool) {
-	for _, e := range w.Events()[from:] {
+	for _, e := range w.EventsSince(from) {
 		if f(e) {
 			return e, true
 		}
@@ -204,64 +221,88 @@ func firstEvent(w *kgviz.World, from int, f func(kgviz.Event) bool) (kgviz.Event
 // ---------------------------------------------------------------------------
 // Group coordinator.
 
-// ILLEGAL_GENERATION: an OffsetCommit from a member that is still in the
-// group but carries an older generation. Kafka: CG.validateOffsetCommit
-// (called by GMM / OffsetMetadataManager) checks the member first, then
-// "generation differs → ILLEGAL_GENERATION"; the consumer throws
-// CommitFailedException (ConsumerCoordinator).
-//
-// A static member (it stays in the group while it does not rejoin, KIP-345)
-// is stuck in a slow record while C3 joins: the group moves on to a new
-// generation without it, and its commit after the record carries the old one.
-func TestFidelityIllegalGeneration(t *testing.T) {
-	w := kgviz.NewWorld().AddMember("C1").RunUntil(kgviz.Stable()).
-		AddMember("C2", kgviz.Static(), kgviz.WithSessionTimeout(40), kgviz.WithSlowRecordTicks(25)).RunUntil(kgviz.Stable())
+// generationFence is Demo 12, part 1 (KIP-447) with C2 static or dynamic:
+// C2 is stuck in a slow record inside a transaction longer than
+// max.poll.interval.ms while C3 joins; once the record is done, its
+// TxnOffsetCommit carries the member id and generation of its
+// ConsumerGroupMetadata, fixed at its last completed rebalance. (Unlike
+// commitSync, sendOffsetsToTransaction does not check the consumer's own
+// state: the commit goes out and the group coordinator fences it.)
+func generationFence(t *testing.T, static bool) (*kgviz.World, int) {
+	t.Helper()
+	opts := []kgviz.Option{kgviz.WithSessionTimeout(30), kgviz.WithSlowRecordTicks(20)}
+	if static {
+		opts = append(opts, kgviz.Static())
+	}
+	w := kgviz.NewWorld(kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted)).
+		AddMember("C1").RunUntil(kgviz.Stable()).AddMember("C2", opts...).RunUntil(kgviz.Stable())
 	w.RunUntil(kgviz.On("C2 processed a record", func(e kgviz.Event) bool { return e.Type == kgviz.EvProcessed && e.Member == "C2" }))
 	w.SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
-	n := len(w.Events())
+	n := w.EventCount()
 	w.AddMember("C3").RunUntil(kgviz.Quiet())
 	require.NoError(t, w.Err())
+	return w, n
+}
 
-	r := replies(w, n, "OffsetCommit", kgviz.ILLEGAL_GENERATION)
-	require.NotEmpty(t, r, "the stale commit is refused")
+// ILLEGAL_GENERATION: a commit from a member that is still in the group but
+// carries another generation. Kafka: ClassicGroup.validateOffsetCommit checks
+// the member first (validateMember), then "generation differs →
+// ILLEGAL_GENERATION"; for a TxnOffsetCommit the producer gets
+// CommitFailedException and must abort (TransactionManager).
+//
+// A static member stays in the group while it does not rejoin (KIP-345: the
+// rebalance completes without removing it), so when it comes back from its
+// slow record the group knows its member id, at an older generation. That is
+// why C2 is static in Demo 12, part 1: a dynamic C2 would have left
+// (TestFidelityUnknownMemberID). Every way a stale request meets the
+// coordinator is pinned by broker's TestFencingAnswers.
+func TestFidelityIllegalGeneration(t *testing.T) {
+	w, n := generationFence(t, true)
+	r := replies(w, n, kgviz.TxnOffsetCommit, kgviz.ILLEGAL_GENERATION)
+	require.NotEmpty(t, r, "the stale transactional commit is refused")
 	assert.Equal(t, "C2", r[0].resp.To)
 	assert.Less(t, r[0].req.Generation, r[0].resp.Generation, "the request's generation is older than the group's")
-	assert.Equal(t, r[0].req.MemberID, "C2-1", "by a member id the group still knows")
+	req := r[0].req.Body().(*kgviz.TxnOffsetCommitRequest)
+	assert.Equal(t, "C2-1", req.MemberID)
+	_, removed := firstEvent(w, n, func(e kgviz.Event) bool {
+		return e.Type == kgviz.EvMemberRemoved && e.MemberID == "C2-1" && e.Tick <= r[0].resp.Tick
+	})
+	assert.False(t, removed, "a member id the group still has")
 	_, failed := firstEvent(w, n, func(e kgviz.Event) bool {
 		return e.Type == kgviz.EvCommitFailed && e.Member == "C2" && e.Error == kgviz.ILLEGAL_GENERATION
 	})
-	assert.True(t, failed, "the consumer throws CommitFailedException")
+	assert.True(t, failed, "the producer throws CommitFailedException")
 	assert.Zero(t, w.Stats().Lost)
+	assert.Zero(t, w.Stats().Duplicates)
 }
 
-// UNKNOWN_MEMBER_ID: an OffsetCommit from a dynamic member the coordinator
-// has removed. Kafka: CG.validateMember, "unknown member.id →
-// UNKNOWN_MEMBER_ID"; the consumer throws CommitFailedException.
+// UNKNOWN_MEMBER_ID: a commit from a member the coordinator has removed.
+// Kafka: ClassicGroup.validateMember, "unknown member.id →
+// UNKNOWN_MEMBER_ID", checked before the generation.
 //
-// C2 is stuck in a slow record longer than max.poll.interval.ms: its
-// heartbeat thread leaves the group (KIP-62), and the commit it sends after
-// the record names a member id the group no longer has.
+// Demo 12, part 1 with a dynamic C2: when max.poll.interval.ms runs out its
+// heartbeat thread sends LeaveGroup and the member id is gone; the
+// TxnOffsetCommit it sends after the slow record names that member id.
 func TestFidelityUnknownMemberID(t *testing.T) {
-	w := twoMembers(t)
-	w.RunUntil(kgviz.Processed("C2", "p2.0")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
-	n := len(w.Events())
-	w.RunUntil(kgviz.Quiet())
-	require.NoError(t, w.Err())
-
-	r := replies(w, n, "OffsetCommit", kgviz.UNKNOWN_MEMBER_ID)
+	w, n := generationFence(t, false)
+	r := replies(w, n, kgviz.TxnOffsetCommit, kgviz.UNKNOWN_MEMBER_ID)
 	require.NotEmpty(t, r)
 	assert.Equal(t, "C2", r[0].resp.To)
+	req := r[0].req.Body().(*kgviz.TxnOffsetCommitRequest)
 	removed, ok := firstEvent(w, n, func(e kgviz.Event) bool {
-		return e.Type == kgviz.EvMemberRemoved && e.MemberID == r[0].req.MemberID
+		return e.Type == kgviz.EvMemberRemoved && e.MemberID == req.MemberID
 	})
-	require.True(t, ok, "the member id %s was removed before", r[0].req.MemberID)
+	require.True(t, ok, "the member id %s was removed before", req.MemberID)
 	assert.Less(t, removed.Tick, r[0].resp.Tick)
+	assert.Equal(t, kgviz.ReasonLeaveGroup, removed.Reason)
 	_, timeout := firstEvent(w, n, func(e kgviz.Event) bool { return e.Type == kgviz.EvPollTimeout && e.Member == "C2" })
 	assert.True(t, timeout, "max.poll.interval.ms expired")
 	_, failed := firstEvent(w, n, func(e kgviz.Event) bool {
 		return e.Type == kgviz.EvCommitFailed && e.Member == "C2" && e.Error == kgviz.UNKNOWN_MEMBER_ID
 	})
-	assert.True(t, failed, "the consumer throws CommitFailedException")
+	assert.True(t, failed, "the producer throws CommitFailedException")
+	assert.Zero(t, w.Stats().Lost)
+	assert.Zero(t, w.Stats().Duplicates)
 }
 
 // REBALANCE_IN_PROGRESS: a Heartbeat answered while the group is
@@ -271,11 +312,11 @@ func TestFidelityUnknownMemberID(t *testing.T) {
 func TestFidelityRebalanceInProgress(t *testing.T) {
 	w := twoMembers(t)
 	gen := w.Generation()
-	n := len(w.Events())
+	n := w.EventCount()
 	w.AddMember("C3").RunUntil(kgviz.Stable())
 	require.NoError(t, w.Err())
 
-	r := replies(w, n, "Heartbeat", kgviz.REBALANCE_IN_PROGRESS)
+	r := replies(w, n, kgviz.Heartbeat, kgviz.REBALANCE_IN_PROGRESS)
 	require.NotEmpty(t, r)
 	to := map[string]bool{}
 	for _, x := range r {
@@ -285,7 +326,7 @@ func TestFidelityRebalanceInProgress(t *testing.T) {
 	assert.True(t, to["C1"] && to["C2"], "both members learn of the rebalance")
 	for _, m := range []string{"C1", "C2"} {
 		rejoin, ok := firstEvent(w, n, func(e kgviz.Event) bool {
-			return e.Type == kgviz.EvSend && !e.Response && e.From == m && e.API == "JoinGroup"
+			return e.Type == kgviz.EvSend && !e.Response && e.From == m && e.API == kgviz.JoinGroup
 		})
 		if assert.True(t, ok, "%s rejoins", m) {
 			assert.Greater(t, rejoin.Tick, r[0].resp.Tick-1)
@@ -297,41 +338,108 @@ func TestFidelityRebalanceInProgress(t *testing.T) {
 // FENCED_INSTANCE_ID: a request from the old process of a static member whose
 // group.instance.id now belongs to a new member id. Kafka: CG.validateMember,
 // "instance.id mapped to another member.id → FENCED_INSTANCE_ID" (KIP-345);
-// the consumer's FencedInstanceIdException is fatal.
+// the consumer's HeartbeatResponseHandler resets its generation and the
+// heartbeat thread's FencedInstanceIdException is fatal at the next poll.
 //
 // C2's process is stuck in a slow record and a new C2 process starts with the
 // same group.instance.id: it replaces the old member id without a rebalance
-// (GMM replaceStaticMember), and the old process's commit is fenced.
+// (GMM replaceStaticMember), and the old process's next heartbeat is fenced.
 func TestFidelityFencedInstanceID(t *testing.T) {
 	w := kgviz.NewWorld().AddMember("C1", kgviz.Static()).RunUntil(kgviz.Stable()).
 		AddMember("C2", kgviz.Static()).RunUntil(kgviz.Stable())
 	gen := w.Generation()
 	w.RunUntil(kgviz.Polled("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
-	n := len(w.Events())
+	n := w.EventCount()
 	w.Restart("C2").RunUntil(kgviz.Stable()).RunUntil(kgviz.Quiet())
 	require.NoError(t, w.Err())
 
-	r := replies(w, n, "OffsetCommit", kgviz.FENCED_INSTANCE_ID)
-	require.Len(t, r, 1)
-	assert.Equal(t, "C2-1", r[0].req.MemberID, "the old member id")
+	var fenced []kgviz.Event
+	for _, e := range w.EventsSince(n) {
+		if e.Type == kgviz.EvSend && e.Response && e.API == kgviz.Heartbeat && e.Error == kgviz.FENCED_INSTANCE_ID {
+			fenced = append(fenced, e)
+		}
+	}
+	require.Len(t, fenced, 1)
+	assert.Equal(t, "C2-1", fenced[0].MemberID, "the old member id")
 	assert.Equal(t, "C2-2", w.MemberID("C2"), "the new process has a new member id")
 	replaced, ok := firstEvent(w, n, func(e kgviz.Event) bool {
-		return e.Type == kgviz.EvMemberAdded && e.MemberID == "C2-2" && strings.Contains(e.Detail, "replaces C2-1")
+		return e.Type == kgviz.EvMemberAdded && e.MemberID == "C2-2" && e.Replaces == "C2-1"
 	})
 	require.True(t, ok, "C2-2 replaced C2-1 (KIP-345)")
-	assert.Less(t, replaced.Tick, r[0].resp.Tick)
+	assert.Less(t, replaced.Tick, fenced[0].Tick+1)
 	assert.Equal(t, gen, w.Generation(), "no rebalance")
 }
 
-// COORDINATOR_NOT_AVAILABLE: Kafka answers it for a group that is Dead (GMM:
-// JoinGroup, SyncGroup and OffsetCommit on a Dead group; the group was
-// deleted, or its coordinator moved while the request was on its way), and
-// when the coordinator is not up. The engine answers it in the same places
-// (coordinator.go: a GroupDead group), but nothing in the public API makes
-// the group Dead: kgviz has one broker, never moves the coordinator and has
-// no DeleteGroups. So it cannot be produced here.
+// COORDINATOR_NOT_AVAILABLE: FindCoordinator for a group on a broker whose
+// __consumer_offsets topic does not exist yet. Kafka: KafkaApis.getCoordinator
+// asks for the internal topic to be created and answers
+// COORDINATOR_NOT_AVAILABLE; the client retries (AbstractCoordinator's
+// FindCoordinatorResponseHandler marks the coordinator unknown). The
+// simulated world starts with its internal topics, so the test steps a
+// fresh broker with messages alone.
 func TestFidelityCoordinatorNotAvailable(t *testing.T) {
-	t.Skip("COORDINATOR_NOT_AVAILABLE needs a Dead group (deleted, or its coordinator moved); the public API has no way to make the group Dead")
+	b, clk, out := freshBroker()
+	find := &broker.FindCoordinatorRequest{CoordinatorKey: kgviz.GroupID, KeyType: broker.CoordinatorGroup}
+	b.Receive(broker.Envelope{ID: 1, From: "C1", To: "B1", Conn: 1, Msg: find})
+	require.Len(t, out.sent, 1)
+	assert.Equal(t, kgviz.COORDINATOR_NOT_AVAILABLE, out.sent[0].Msg.(*broker.FindCoordinatorResponse).ErrorCode)
+	assert.Equal(t, 1, out.sent[0].ReplyTo)
+	assert.Equal(t, "C1", out.sent[0].To)
+
+	// the same tick: still creating
+	b.Receive(broker.Envelope{ID: 2, From: "C1", To: "B1", Conn: 1, Msg: find})
+	assert.Equal(t, kgviz.COORDINATOR_NOT_AVAILABLE, out.sent[1].Msg.(*broker.FindCoordinatorResponse).ErrorCode)
+
+	// a tick later the topic exists and B1 coordinates the group
+	clk.Advance()
+	clk.FireDue()
+	b.Receive(broker.Envelope{ID: 3, From: "C1", To: "B1", Conn: 1, Msg: find})
+	resp := out.sent[2].Msg.(*broker.FindCoordinatorResponse)
+	assert.Equal(t, kgviz.NONE, resp.ErrorCode)
+	assert.Equal(t, "B1", resp.Host)
+}
+
+// outbox collects what a broker sends.
+type outbox struct{ sent []broker.Envelope }
+
+func (o *outbox) Send(e broker.Envelope) { o.sent = append(o.sent, e) }
+
+func freshBroker() (*broker.Broker, *clock.Clock, *outbox) {
+	clk, out := clock.New(), &outbox{}
+	return broker.New(broker.Config{}, clk, out, nil), clk, out
+}
+
+// INCONSISTENT_GROUP_PROTOCOL: a JoinGroup whose protocols (assignors) have
+// none in common with every member of the group. Kafka:
+// GMM.classicGroupJoinNewMember, "!group.supportsProtocols(...) →
+// INCONSISTENT_GROUP_PROTOCOL"; the consumer's
+// InconsistentGroupProtocolException is fatal.
+//
+// C3 lists only round-robin while C1 and C2 run range.
+func TestFidelityInconsistentGroupProtocol(t *testing.T) {
+	w := twoMembers(t)
+	gen, before := w.Generation(), w.Assignment()
+	n := w.EventCount()
+	w.AddMember("C3", kgviz.WithAssignor(kgviz.RoundRobin)).RunUntil(kgviz.Stable())
+	require.NoError(t, w.Err())
+	r := replies(w, n, kgviz.JoinGroup, kgviz.INCONSISTENT_GROUP_PROTOCOL)
+	require.Len(t, r, 1)
+	assert.Equal(t, "C3", r[0].resp.To)
+	info, err := w.Member("C3")
+	require.NoError(t, err)
+	assert.Equal(t, kgviz.LifecycleFailed, info.Lifecycle, "InconsistentGroupProtocolException is fatal")
+	_, fatal := firstEvent(w, n, func(e kgviz.Event) bool {
+		return e.Type == kgviz.EvError && e.Member == "C3" && e.Exception == kgviz.InconsistentGroupProtocolException && e.Fatal
+	})
+	assert.True(t, fatal)
+	assert.Equal(t, gen, w.Generation(), "the group did not rebalance")
+	assert.Equal(t, before, w.Assignment())
+
+	// With range as a fallback, C3 joins and the group keeps range.
+	w = twoMembers(t)
+	w.AddMember("C3", kgviz.WithAssignor(kgviz.RoundRobin, kgviz.Range)).RunUntil(kgviz.Stable())
+	require.NoError(t, w.Err())
+	assert.Len(t, w.Assignment(), 3)
 }
 
 // UNSTABLE_OFFSET_COMMIT: an OffsetFetch (the consumer always sets
@@ -344,22 +452,22 @@ func TestFidelityCoordinatorNotAvailable(t *testing.T) {
 // until transaction.timeout.ms aborts it.
 func TestFidelityUnstableOffsetCommit(t *testing.T) {
 	w := twoMembers(t, kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted))
-	w.RunUntil(kgviz.Sent("C2", "TxnOffsetCommit")).RunFor(1).Crash("C2", kgviz.Immediately())
-	n := len(w.Events())
+	w.RunUntil(kgviz.Sent("C2", kgviz.TxnOffsetCommit)).RunFor(1).Crash("C2", kgviz.Immediately())
+	n := w.EventCount()
 	w.RunUntil(kgviz.Quiet())
 	require.NoError(t, w.Err())
 
-	r := replies(w, n, "OffsetFetch", kgviz.UNSTABLE_OFFSET_COMMIT)
+	r := replies(w, n, kgviz.OffsetFetch, kgviz.UNSTABLE_OFFSET_COMMIT)
 	require.NotEmpty(t, r)
 	assert.Equal(t, "C1", r[0].resp.To)
 	abort, ok := firstEvent(w, n, func(e kgviz.Event) bool {
-		return e.Type == kgviz.EvMarker && e.State == "ABORT" && strings.HasPrefix(e.Partition, "__consumer_offsets")
+		return e.Type == kgviz.EvMarker && e.Control == kgviz.ControlAbort && strings.HasPrefix(e.Partition, "__consumer_offsets")
 	})
 	require.True(t, ok, "the open transaction is aborted on __consumer_offsets")
 	for _, x := range r {
 		assert.LessOrEqual(t, x.resp.Tick, abort.Tick, "unstable only while the transactional offsets are pending")
 	}
-	ok2 := replies(w, n, "OffsetFetch", kgviz.NONE)
+	ok2 := replies(w, n, kgviz.OffsetFetch, kgviz.NONE)
 	require.NotEmpty(t, ok2, "the consumer asks again and gets the offsets")
 	assert.Greater(t, ok2[len(ok2)-1].resp.Tick, abort.Tick)
 	assert.Zero(t, w.Stats().Duplicates)
@@ -375,7 +483,7 @@ func restartMidTransaction(t *testing.T) (*kgviz.World, int) {
 	t.Helper()
 	w := twoMembers(t, kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted))
 	w.RunUntil(kgviz.Processed("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
-	n := len(w.Events())
+	n := w.EventCount()
 	w.Restart("C2").RunUntil(kgviz.Quiet())
 	require.NoError(t, w.Err())
 	return w, n
@@ -385,7 +493,7 @@ func restartMidTransaction(t *testing.T) (*kgviz.World, int) {
 func txnEpochs(w *kgviz.World, txnID string) []int {
 	var out []int
 	for _, e := range w.Events() {
-		if e.Type == kgviz.EvTxnState && e.Detail == txnID && (len(out) == 0 || out[len(out)-1] != e.Epoch) {
+		if e.Type == kgviz.EvTxnState && e.TransactionalID == txnID && (len(out) == 0 || out[len(out)-1] != e.Epoch) {
 			out = append(out, e.Epoch)
 		}
 	}
@@ -399,17 +507,17 @@ func txnEpochs(w *kgviz.World, txnID string) []int {
 // retry bumps the epoch again, so the new producer ends at old + 2.
 func TestFidelityConcurrentTransactions(t *testing.T) {
 	w, n := restartMidTransaction(t)
-	r := replies(w, n, "InitProducerId", kgviz.CONCURRENT_TRANSACTIONS)
+	r := replies(w, n, kgviz.InitProducerID, kgviz.CONCURRENT_TRANSACTIONS)
 	require.NotEmpty(t, r)
 	assert.Equal(t, "C2", r[0].resp.To)
 	ongoingAt := -1
-	for _, e := range w.Events()[:n] {
-		if e.Type == kgviz.EvTxnState && e.Detail == "tx-C2" {
-			ongoingAt = map[bool]int{true: e.Tick, false: -1}[e.State == kgviz.TxnOngoing]
+	for _, e := range eventList(w)[:n] {
+		if e.Type == kgviz.EvTxnState && e.TransactionalID == "tx-C2" {
+			ongoingAt = map[bool]int{true: e.Tick, false: -1}[e.TxnState == kgviz.TxnOngoing]
 		}
 	}
 	assert.GreaterOrEqual(t, ongoingAt, 0, "tx-C2 was Ongoing when C2 restarted")
-	ok := replies(w, n, "InitProducerId", kgviz.NONE)
+	ok := replies(w, n, kgviz.InitProducerID, kgviz.NONE)
 	require.NotEmpty(t, ok, "the retry succeeds")
 	epochs := txnEpochs(w, "tx-C2")
 	require.GreaterOrEqual(t, len(epochs), 3)
@@ -429,7 +537,7 @@ func TestFidelityProducerFenced(t *testing.T) {
 	epochs := txnEpochs(w, "tx-C2")
 	current := epochs[len(epochs)-1]
 	var fenced []reply
-	for _, api := range []string{"AddPartitionsToTxn", "AddOffsetsToTxn", "EndTxn"} {
+	for _, api := range []kgviz.APIKey{kgviz.AddPartitionsToTxn, kgviz.AddOffsetsToTxn, kgviz.EndTxn} {
 		fenced = append(fenced, replies(w, n, api, kgviz.PRODUCER_FENCED)...)
 	}
 	require.NotEmpty(t, fenced)
@@ -439,53 +547,132 @@ func TestFidelityProducerFenced(t *testing.T) {
 		assert.Less(t, r.req.Epoch, current, "an epoch older than the coordinator's")
 	}
 	fatal, ok := firstEvent(w, n, func(e kgviz.Event) bool {
-		return e.Member == "C2" && strings.Contains(e.Detail, "ProducerFencedException")
+		return e.Member == "C2" && e.Exception == kgviz.ProducerFencedException
 	})
 	assert.True(t, ok, "ProducerFencedException is fatal: %v", fatal)
 	assert.Zero(t, w.Stats().Duplicates, "read_committed sees each invoice once")
 }
 
-// INVALID_PRODUCER_EPOCH: a Produce with an epoch older than the last one the
-// partition leader saw from that producer id. Kafka:
-// ProducerAppendInfo.checkProducerEpoch (storage module), KIP-588; the
-// producer treats it as abortable.
+// INVALID_PRODUCER_EPOCH: a Produce with an epoch older than the producer's
+// current one. Kafka: the partition leader's transaction verification
+// (ReplicaManager, KIP-890: the coordinator's PRODUCER_FENCED becomes
+// INVALID_PRODUCER_EPOCH in AddPartitionsToTxnManager) for the first record
+// of a transaction at a partition, ProducerAppendInfo.checkProducerEpoch for
+// a record older than the last epoch the partition saw (KIP-588); the
+// producer treats it as abortable (TransactionManager).
 //
-// The zombie's invoice reaches invoices-0 after the abort marker the
-// coordinator wrote at the new epoch.
+// The zombie's invoices reach invoices-0 after the restart's InitProducerId
+// bumped the epoch; nothing older than the abort marker is appended after it.
 func TestFidelityInvalidProducerEpoch(t *testing.T) {
 	w, n := restartMidTransaction(t)
-	r := replies(w, n, "Produce", kgviz.INVALID_PRODUCER_EPOCH)
+	r := replies(w, n, kgviz.Produce, kgviz.INVALID_PRODUCER_EPOCH)
 	require.NotEmpty(t, r)
 	assert.Equal(t, "C2", r[0].resp.To)
-	events := w.Events()
+	events := eventList(w)
+	fence := slices.IndexFunc(events, func(e kgviz.Event) bool {
+		return e.Type == kgviz.EvFence && e.PID == r[0].req.PID && e.Epoch > r[0].req.Epoch
+	})
+	require.GreaterOrEqual(t, fence, 0, "the coordinator bumped pid %d's epoch before", r[0].req.PID)
+	assert.LessOrEqual(t, events[fence].Tick, r[0].resp.Tick)
 	at := slices.IndexFunc(events, func(e kgviz.Event) bool {
 		return e.Type == kgviz.EvMarker && e.Partition == "invoices-0" && e.PID == r[0].req.PID && e.Epoch > r[0].req.Epoch
 	})
-	require.GreaterOrEqual(t, at, 0, "the partition saw a newer epoch of pid %d before", r[0].req.PID)
-	marker := events[at]
-	assert.Less(t, marker.Tick, r[0].resp.Tick)
-	assert.Equal(t, "ABORT", marker.State, "the coordinator's abort marker, at the bumped epoch")
+	require.GreaterOrEqual(t, at, 0, "the abort marker at the bumped epoch")
+	assert.Equal(t, kgviz.ControlAbort, events[at].Control)
 	for _, e := range events[at:] {
 		if e.Type == kgviz.EvAppend && e.Partition == "invoices-0" && e.PID == r[0].req.PID {
-			assert.GreaterOrEqual(t, e.Epoch, marker.Epoch, "nothing older is appended after the marker: %s", e)
+			assert.GreaterOrEqual(t, e.Epoch, events[at].Epoch, "nothing older is appended after the marker: %s", e)
 		}
+	}
+	_, abortable := firstEvent(w, n, func(e kgviz.Event) bool {
+		return e.Type == kgviz.EvError && e.Error == kgviz.INVALID_PRODUCER_EPOCH && !e.Fatal
+	})
+	assert.True(t, abortable, "abortable, not fatal")
+}
+
+// INVALID_PRODUCER_ID_MAPPING: a transactional request naming a producer id
+// the transactional.id does not have (or a transactional.id the coordinator
+// does not know). Kafka: TransactionCoordinator.endTransaction ("producerId
+// != txnMetadata.producerId"), handleVerifyPartitionsInTransaction. The
+// simulated producer always uses the id InitProducerId gave it, so the test
+// steps the coordinator with messages.
+func TestFidelityInvalidProducerIDMapping(t *testing.T) {
+	for _, tv := range []int{1, 2} {
+		clk, out := clock.New(), &outbox{}
+		b := broker.New(broker.Config{TransactionVersion: tv}, clk, out, nil)
+		b.CreateTopic("invoices", 1)
+		send := func(m kafka.Message) kafka.Message {
+			n := len(out.sent)
+			b.Receive(broker.Envelope{ID: n + 1, From: "C1", To: "B1", Conn: 1, Msg: m})
+			require.Greater(t, len(out.sent), n, "%T answered", m)
+			return out.sent[len(out.sent)-1].Msg
+		}
+		init := send(&broker.InitProducerIDRequest{TransactionalID: "tx-C1", TransactionTimeout: 30}).(*broker.InitProducerIDResponse)
+		require.Equal(t, kgviz.NONE, init.ErrorCode)
+		end := send(&broker.EndTxnRequest{TransactionalID: "tx-C1", ProducerID: init.ProducerID + 1, ProducerEpoch: init.ProducerEpoch}).(*broker.EndTxnResponse)
+		assert.Equal(t, kgviz.INVALID_PRODUCER_ID_MAPPING, end.ErrorCode, "transaction.version %d: another producer id", tv)
+		end = send(&broker.EndTxnRequest{TransactionalID: "tx-unknown", ProducerID: init.ProducerID, ProducerEpoch: init.ProducerEpoch}).(*broker.EndTxnResponse)
+		assert.Equal(t, kgviz.INVALID_PRODUCER_ID_MAPPING, end.ErrorCode, "transaction.version %d: an unknown transactional.id", tv)
+		prod := send(&broker.ProduceRequest{TransactionalID: "tx-C1", Partition: kgviz.TopicPartition{Topic: "invoices"},
+			Batch: broker.RecordBatch{ProducerID: init.ProducerID + 1, ProducerEpoch: 0, Transactional: true, Record: "inv(x)"}}).(*broker.ProduceResponse)
+		assert.Equal(t, kgviz.INVALID_PRODUCER_ID_MAPPING, prod.ErrorCode, "transaction.version %d: the leader's verification", tv)
 	}
 }
 
-// INVALID_TXN_STATE: Kafka's TC.endTransaction answers it for an EndTxn at the
-// producer's current epoch when there is no transaction to end (Empty), or
-// when it asks to commit a transaction that was aborted (CompleteAbort) or the
-// reverse. The engine answers it in the same cases (txn_coordinator.go
-// onEndTxn). The simulated producer, like Kafka's TransactionManager, only
-// sends EndTxn for a transaction it added something to, with the epoch that
-// did it, and every abort the coordinator starts on its own (transaction
-// timeout, fencing) bumps the epoch, so a late EndTxn is answered
-// PRODUCER_FENCED first. No public API call sends an EndTxn by hand, so the
-// code cannot be produced here; 30,000 random transactional scenarios
-// (crashes, restarts, slow records, lost produce answers, short
-// transaction.timeout.ms) produced none.
+// INVALID_TXN_STATE: an EndTxn at the producer's current epoch when there
+// is no transaction to end (Empty), or that asks to commit a transaction
+// that was aborted (CompleteAbort) or the reverse. Kafka:
+// TransactionCoordinator.endTransaction (transaction version 1). The
+// simulated producer never sends such an EndTxn (like Kafka's
+// TransactionManager), so the test steps the transaction coordinator with
+// messages: InitProducerId, then EndTxn with nothing added; then a
+// transaction that is aborted, followed by EndTxn(COMMIT).
 func TestFidelityInvalidTxnState(t *testing.T) {
-	t.Skip("INVALID_TXN_STATE needs an EndTxn that the simulated producer never sends (no transaction, or the opposite outcome at the current epoch); not reachable through the public API")
+	b, clk, out := freshBroker()
+	b.CreateTopic("invoices", 1)
+	send := func(m kafka.Message) kafka.Message {
+		n := len(out.sent)
+		b.Receive(broker.Envelope{ID: n + 1, From: "C1", To: "B1", Conn: 1, Msg: m})
+		require.Greater(t, len(out.sent), n, "%T answered", m)
+		return out.sent[len(out.sent)-1].Msg
+	}
+	init := send(&broker.InitProducerIDRequest{TransactionalID: "tx-C1", TransactionTimeout: 30}).(*broker.InitProducerIDResponse)
+	require.Equal(t, kgviz.NONE, init.ErrorCode)
+	pid, epoch := init.ProducerID, init.ProducerEpoch
+
+	end := send(&broker.EndTxnRequest{TransactionalID: "tx-C1", ProducerID: pid, ProducerEpoch: epoch, Committed: true}).(*broker.EndTxnResponse)
+	assert.Equal(t, kgviz.INVALID_TXN_STATE, end.ErrorCode, "no transaction to end")
+
+	add := send(&broker.AddPartitionsToTxnRequest{TransactionalID: "tx-C1", ProducerID: pid, ProducerEpoch: epoch,
+		Partitions: []kgviz.TopicPartition{{Topic: "invoices", Partition: 0}}}).(*broker.AddPartitionsToTxnResponse)
+	require.Equal(t, kgviz.NONE, add.ErrorCode)
+	abort := send(&broker.EndTxnRequest{TransactionalID: "tx-C1", ProducerID: pid, ProducerEpoch: epoch}).(*broker.EndTxnResponse)
+	require.Equal(t, kgviz.NONE, abort.ErrorCode)
+	// the marker goes out to the partition leader (the broker itself), a
+	// tick later it is written, a tick later the coordinator hears it
+	for tick := 0; tick < 2; tick++ {
+		clk.Advance()
+		clk.FireDue()
+		var toBroker []broker.Envelope
+		kept := out.sent[:0]
+		for _, e := range out.sent {
+			if e.To == "B1" {
+				toBroker = append(toBroker, e)
+			} else {
+				kept = append(kept, e)
+			}
+		}
+		out.sent = kept
+		for i, e := range toBroker {
+			e.ID = 100*(tick+1) + i
+			b.Receive(e)
+		}
+	}
+	require.Equal(t, kgviz.TxnCompleteAbort, b.Transactions().Summaries()[0].State)
+	again := send(&broker.EndTxnRequest{TransactionalID: "tx-C1", ProducerID: pid, ProducerEpoch: epoch}).(*broker.EndTxnResponse)
+	assert.Equal(t, kgviz.NONE, again.ErrorCode, "a retried abort of an aborted transaction succeeds")
+	commit := send(&broker.EndTxnRequest{TransactionalID: "tx-C1", ProducerID: pid, ProducerEpoch: epoch, Committed: true}).(*broker.EndTxnResponse)
+	assert.Equal(t, kgviz.INVALID_TXN_STATE, commit.ErrorCode, "committing an aborted transaction")
 }
 
 // OUT_OF_ORDER_SEQUENCE_NUMBER: a Produce whose sequence is not the next
@@ -499,19 +686,19 @@ func TestFidelityInvalidTxnState(t *testing.T) {
 // of the producer are in the log.
 func TestFidelityOutOfOrderSequenceNumber(t *testing.T) {
 	w := kgviz.NewWorld(kgviz.WithCommit(kgviz.AutoCommit), kgviz.WithRecords(6)).AddMember("C3").RunUntil(kgviz.Stable())
-	w.RunUntil(kgviz.Sent("C3", "Produce")).LoseNextProduceResponse("C3")
+	w.RunUntil(kgviz.Sent("C3", kgviz.Produce)).LoseNextProduceResponse("C3")
 	w.RunUntil(kgviz.On("C3 retries", func(e kgviz.Event) bool {
-		return e.Type == kgviz.EvConfig && e.Member == "C3" && strings.HasPrefix(e.Detail, "retry")
+		return e.Type == kgviz.EvRetry && e.Member == "C3"
 	})).LoseNextProduceResponse("C3")
-	n := len(w.Events())
+	n := w.EventCount()
 	w.RunFor(30)
 	require.NoError(t, w.Err())
 
-	r := replies(w, n, "Produce", kgviz.OUT_OF_ORDER_SEQUENCE_NUMBER)
+	r := replies(w, n, kgviz.Produce, kgviz.OUT_OF_ORDER_SEQUENCE_NUMBER)
 	require.NotEmpty(t, r)
 	assert.Equal(t, "C3", r[0].resp.To)
 	// The record was appended long before: more than 5 newer batches since.
-	record := strings.Fields(r[0].req.Detail)[0] // "inv(o0.0) pid=1001 epoch=0 seq=0"
+	record := r[0].req.Record // the retried invoice, e.g. "inv(o0.0)"
 	var first kgviz.Event
 	newer := 0
 	for _, e := range w.Events() {
@@ -527,7 +714,59 @@ func TestFidelityOutOfOrderSequenceNumber(t *testing.T) {
 	require.NotEmpty(t, first.Record, "the retried invoice %s had been written", record)
 	assert.GreaterOrEqual(t, newer, 5, "the 5 batches the leader keeps for the producer are all newer")
 	assert.Zero(t, w.Stats().DuplicatesInLog, "the retry writes nothing")
-	assert.True(t, slices.ContainsFunc(w.Events()[n:], func(e kgviz.Event) bool {
+	assert.True(t, slices.ContainsFunc(eventList(w)[n:], func(e kgviz.Event) bool {
 		return e.Type == kgviz.EvError && e.Member == "C3" && e.Error == kgviz.OUT_OF_ORDER_SEQUENCE_NUMBER
 	}), "the producer reports the error")
+}
+
+// The abort boundary (notebook 10): once EndTxn(COMMIT) has made the
+// coordinator write PrepareCommit, the outcome is decided: the coordinator
+// writes the COMMIT markers and CompleteCommit even if the producer dies
+// right after sending EndTxn (TransactionCoordinator.endTransaction appends
+// PrepareCommit, answers, then TransactionMarkerChannelManager.addTxnMarkersToSend
+// completes the transaction on its own). The markers land partition by
+// partition: each is its own append to its partition's log, invoices-0 and
+// __consumer_offsets, each answered on its own, and CompleteCommit follows
+// the last answer: an atomic outcome, not a simultaneous one.
+func TestFidelityCommitDecidedAtPrepareCommit(t *testing.T) {
+	for _, tv := range []int{1, 2} {
+		w := twoMembers(t, kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithTransactionVersion(tv))
+		w.RunUntil(kgviz.Sent("C2", kgviz.EndTxn)).Crash("C2", kgviz.Immediately())
+		n := w.EventCount()
+		var end kgviz.Event
+		for _, e := range eventList(w) {
+			if e.Type == kgviz.EvSend && !e.Response && e.From == "C2" && e.API == kgviz.EndTxn {
+				end = e
+			}
+		}
+		require.True(t, end.Body().(*kgviz.EndTxnRequest).Committed, "C2 asked to commit")
+		pid := end.PID
+		w.RunUntil(kgviz.Quiet())
+		require.NoError(t, w.Err())
+		var prepare, complete kgviz.Event
+		var markers []kgviz.Event
+		for _, e := range w.EventsSince(n) {
+			switch {
+			case e.Type == kgviz.EvTxnState && e.PID == pid && e.TxnState == kgviz.TxnPrepareCommit && prepare.Type == 0:
+				prepare = e
+			case e.Type == kgviz.EvTxnState && e.PID == pid && e.TxnState == kgviz.TxnCompleteCommit && complete.Type == 0:
+				complete = e
+			case e.Type == kgviz.EvMarker && e.PID == pid && complete.Type == 0:
+				markers = append(markers, e)
+			}
+		}
+		require.NotZero(t, prepare.Type, "transaction.version %d: PrepareCommit although C2 died", tv)
+		require.NotZero(t, complete.Type, "transaction.version %d: CompleteCommit although C2 died", tv)
+		require.Len(t, markers, 2, "one marker per partition of the transaction")
+		parts := []string{markers[0].Partition, markers[1].Partition}
+		assert.ElementsMatch(t, []string{"invoices-0", "__consumer_offsets-9"}, parts)
+		for _, m := range markers {
+			assert.Equal(t, kgviz.ControlCommit, m.Control)
+			assert.Greater(t, m.Tick, prepare.Tick, "markers after PrepareCommit")
+			assert.Less(t, m.Tick, complete.Tick, "CompleteCommit after every marker is answered")
+		}
+		assert.Zero(t, w.Stats().TxnAborted, "transaction.version %d: nothing aborted", tv)
+		assert.Zero(t, w.Stats().Duplicates)
+		assert.Zero(t, w.Stats().Lost)
+	}
 }

@@ -1,7 +1,6 @@
 package kgviz_test
 
 import (
-	"fmt"
 	"strings"
 	"testing"
 
@@ -11,12 +10,18 @@ import (
 // FuzzWorld drives random operation sequences and checks the invariants:
 // no panic; at most one owner per partition per generation; the generation
 // never decreases; a stale (Txn)OffsetCommit is never accepted; and a run is
-// deterministic (the same bytes give the same events).
+// deterministic (the same bytes give the same events). The first byte picks
+// the commit mode, the assignor and (its bit 4) the consumer group protocol
+// of KIP-848, under which no partition may have two owners at the end of any
+// tick.
 func FuzzWorld(f *testing.F) {
 	f.Add([]byte{0, 0, 1, 9, 1, 9, 2, 1, 9, 9})
 	f.Add([]byte{3, 0, 1, 9, 1, 9, 5, 1, 9, 6, 9, 9, 9})
 	f.Add([]byte{2, 0, 1, 9, 1, 4, 1, 9, 3, 1, 9, 9, 7, 0, 9})
 	f.Add([]byte{1, 0, 1, 9, 0, 1, 0, 2, 9, 8, 1, 9, 9, 3, 0, 9})
+	// KIP-848: joins, a static member restarted, a crash, a close, a slow record.
+	f.Add([]byte{16, 0, 10, 9, 21, 9, 31, 9, 59, 9, 42, 9, 9, 12, 9, 66, 9, 9})
+	f.Add([]byte{19, 0, 11, 9, 1, 9, 51, 9, 36, 9, 9, 22, 9, 9})
 	f.Fuzz(func(t *testing.T, data []byte) {
 		if len(data) > 200 {
 			data = data[:200]
@@ -35,7 +40,19 @@ func runFuzz(t *testing.T, data []byte) string {
 	}
 	modes := []kgviz.CommitMode{kgviz.CommitAfter, kgviz.CommitBefore, kgviz.AutoCommit, kgviz.Transactional}
 	assignors := []kgviz.Assignor{kgviz.Range, kgviz.RoundRobin, kgviz.Sticky, kgviz.CooperativeSticky}
-	w := kgviz.NewWorld(kgviz.WithCommit(modes[int(data[0])%4]), kgviz.WithAssignor(assignors[int(data[0]/4)%4]), kgviz.WithRecords(6))
+	opts := []kgviz.Option{kgviz.WithCommit(modes[int(data[0])%4]), kgviz.WithRecords(6),
+		kgviz.WithTransactionVersion(1 + int(data[0]/32)%2)}
+	consumer := data[0]&16 != 0
+	if consumer {
+		opts = append(opts, kgviz.WithGroupProtocol(kgviz.Consumer))
+	} else {
+		opts = append(opts, kgviz.WithAssignor(assignors[int(data[0]/4)%4]))
+	}
+	w := kgviz.NewWorld(opts...)
+	var owners func() (string, int)
+	if consumer {
+		owners = kgviz.CheckOwnersEveryTick(w)
+	}
 	names := []string{"C1", "C2", "C3", "C4"}
 	for i := 1; i < len(data); i++ {
 		op, arg := data[i]%10, int(data[i]/10)
@@ -46,6 +63,9 @@ func runFuzz(t *testing.T, data []byte) string {
 				var opts []kgviz.Option
 				if op == 1 && arg%3 == 0 {
 					opts = append(opts, kgviz.Static())
+				}
+				if consumer && arg%5 == 1 {
+					opts = append(opts, kgviz.WithRemoteAssignor("range"))
 				}
 				w.AddMember(m, opts...)
 			}
@@ -84,6 +104,9 @@ func runFuzz(t *testing.T, data []byte) string {
 	}
 	w.RunFor(100)
 	checkInvariants(t, w)
+	if msg, _ := ownersOf(owners); msg != "" {
+		t.Fatal(msg)
+	}
 	var b strings.Builder
 	for _, e := range w.Events() {
 		b.WriteString(e.String())
@@ -103,37 +126,9 @@ func contains(list []string, s string) bool {
 
 func checkInvariants(t *testing.T, w *kgviz.World) {
 	t.Helper()
-	owner := map[string]string{} // "gen/partition" → member
-	gen := 0
-	requests := map[int]int{} // request message id → generation it carried
-	for _, e := range w.Events() {
-		switch e.Type {
-		case kgviz.EvAssigned:
-			k := fmt.Sprintf("%d/%s", e.Generation, e.Partition)
-			if o, ok := owner[k]; ok && o != e.Member {
-				t.Fatalf("%s owned by %s and %s in generation %d", e.Partition, o, e.Member, e.Generation)
-			}
-			owner[k] = e.Member
-		case kgviz.EvGroupState:
-			if e.Generation < gen {
-				t.Fatalf("generation went back from %d to %d at tick %d", gen, e.Generation, e.Tick)
-			}
-			gen = e.Generation
-		case kgviz.EvSend:
-			if e.API != "OffsetCommit" && e.API != "TxnOffsetCommit" {
-				continue
-			}
-			if !e.Response {
-				requests[e.Msg] = e.Generation
-				continue
-			}
-			reqGen, ok := requests[e.ReplyTo]
-			if !ok {
-				t.Fatalf("tick %d: a %s response to unknown request %d", e.Tick, e.API, e.ReplyTo)
-			}
-			if e.Error == kgviz.NONE && reqGen != e.Generation {
-				t.Fatalf("tick %d: a stale %s (generation %d, group at %d) was accepted", e.Tick, e.API, reqGen, e.Generation)
-			}
-		}
+	// at most one owner per partition per generation; generations never go
+	// back; no stale (Txn)OffsetCommit accepted (random_test.go's invariants)
+	if msg := invariants(w); msg != "" {
+		t.Fatal(msg)
 	}
 }

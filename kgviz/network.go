@@ -1,5 +1,11 @@
 package kgviz
 
+import (
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+)
+
 // Broker is the name of the one broker: leader of every partition, group
 // coordinator of "billing" and transaction coordinator.
 const Broker = "B1"
@@ -7,138 +13,173 @@ const Broker = "B1"
 // GroupID is the consumer group's group.id.
 const GroupID = "billing"
 
-// message is one request or response on the wire. Every message takes exactly
-// one tick: sent at tick t, it is handled at tick t+1.
-type message struct {
-	id      int
-	api     string
-	resp    bool
-	from    string // "C1", "B1"
-	to      string
-	proc    *process // the client end: sender of a request, recipient of a response
-	sentAt  int
-	lost    bool // fault injection: never arrives
-	err     ErrorCode
-	gen     int
-	body    any
-	replyTo int // for responses: the request's id
+// flight is one message on the wire. Every message takes exactly one tick:
+// sent at tick t, it is handled at tick t+1.
+type flight struct {
+	env      broker.Envelope
+	sentAt   int
+	lost     bool    // fault injection: never arrives
+	recorded bool    // an EvSend was recorded for it
+	proc     *member // the client end: sender of a request, recipient of a response
 }
 
-// send puts a message on the wire and records it.
-func (w *World) send(m *message) *message {
-	w.nextMsg++
-	m.id = w.nextMsg
-	m.sentAt = w.now
-	w.inflight = append(w.inflight, m)
-	ev := Event{Type: EvSend, From: m.from, To: m.to, API: m.api, Response: m.resp, Msg: m.id, ReplyTo: m.replyTo, Generation: m.gen, Error: m.err, PID: -1}
-	if m.proc != nil {
-		ev.Member = m.proc.name
-		ev.MemberID = m.proc.memberID
+// network carries the messages between the members and the broker, in two
+// lanes: the heartbeat lane is delivered after the other messages of the
+// same tick, so that a heartbeat meets a rebalance started by a JoinGroup in
+// the same tick (the rebalance notice of the page, REBALANCE_IN_PROGRESS).
+type network struct {
+	w       *World
+	nextMsg int
+	lanes   [2][]flight // 0: requests and responses, 1: heartbeats
+	spare   [2][]flight // the other buffer of each lane
+	// the last heartbeat answer recorded for each connection: a run of equal
+	// error answers is recorded once, successful ones never
+	lastHB []hbNote // by connection
+}
+
+type hbNote struct {
+	code ErrorCode
+	gen  int
+}
+
+const (
+	laneNormal    = 0
+	laneHeartbeat = 1
+)
+
+// send puts a client's request on the wire and records it.
+func (n *network) send(env broker.Envelope, p *member) int {
+	return n.put(laneNormal, env, p, true)
+}
+
+// sendHeartbeat puts a heartbeat request on the wire (not recorded).
+func (n *network) sendHeartbeat(env broker.Envelope, p *member) int {
+	return n.put(laneHeartbeat, env, p, false)
+}
+
+// sendConsumerHeartbeat puts a ConsumerGroupHeartbeat on the heartbeat lane;
+// record says whether it carries something (a join, a leave, the owned
+// partitions).
+func (n *network) sendConsumerHeartbeat(env broker.Envelope, p *member, record bool) int {
+	return n.put(laneHeartbeat, env, p, record)
+}
+
+// Send is the broker's side: its responses and its requests to itself.
+func (n *network) Send(env broker.Envelope) {
+	var p *member
+	if env.To != n.w.broker.Name() {
+		p = n.w.conns[env.Conn]
 	}
-	switch b := m.body.(type) { // the producer id, for filtering by producer
-	case *produceReq:
-		ev.PID, ev.Epoch = b.pid, b.epoch
-	case *txnReq:
-		ev.PID, ev.Epoch = b.pid, b.epoch
-	case *markerReq:
-		ev.PID, ev.Epoch = b.pid, b.epoch
-	case *commitReq:
-		if b.txnID != "" {
-			ev.PID, ev.Epoch = b.pid, b.epoch
+	lane, record := laneNormal, true
+	if hb, ok := env.Msg.(*broker.HeartbeatResponse); ok {
+		lane = laneHeartbeat
+		note := hbNote{hb.ErrorCode, env.Generation}
+		for len(n.lastHB) <= env.Conn {
+			n.lastHB = append(n.lastHB, hbNote{})
 		}
-	case *initPIDResp:
-		ev.PID, ev.Epoch = b.pid, b.epoch
+		record = hb.ErrorCode != kafka.NONE && n.lastHB[env.Conn] != note
+		n.lastHB[env.Conn] = note
 	}
-	ev.Detail = describe(m)
-	w.record(ev)
-	return m
+	if hb, ok := env.Msg.(*broker.ConsumerGroupHeartbeatResponse); ok {
+		// Recorded when it carries an assignment or an error; an answer that
+		// only says "still here, epoch e" is not (the member's epoch changes
+		// are EvMemberEpoch events of the coordinator).
+		lane, record = laneHeartbeat, hb.ErrorCode != kafka.NONE || hb.Assignment != nil
+	}
+	n.put(lane, env, p, record)
 }
 
-// request sends a request from a client process to the broker.
-func (w *World) request(p *process, api string, gen int, body any) *message {
-	return w.send(&message{api: api, from: p.name, to: Broker, proc: p, gen: gen, body: body})
+func (n *network) put(lane int, env broker.Envelope, p *member, record bool) int {
+	n.nextMsg++
+	env.ID = n.nextMsg
+	f := flight{env: env, sentAt: n.w.now(), proc: p, recorded: record}
+	if _, ok := env.Msg.(*broker.ProduceResponse); ok && p != nil && p.loseNextProduce {
+		p.loseNextProduce = false
+		f.lost = true
+	}
+	n.lanes[lane] = append(n.lanes[lane], f)
+	if record {
+		n.w.record(n.event(event.EvSend, f))
+	}
+	return env.ID
 }
 
-// respond answers a request from the broker.
-func (w *World) respond(req *message, err ErrorCode, gen int, body any) *message {
-	m := &message{api: req.api, resp: true, from: Broker, to: req.from, proc: req.proc, err: err, gen: gen, body: body, replyTo: req.id}
-	if req.from == Broker { // broker-to-broker (WriteTxnMarkers)
-		m.to = Broker
+// event describes a message in flight (EvSend, EvDrop).
+func (n *network) event(t event.Type, f flight) event.Event {
+	m := f.env.Msg
+	e := event.Event{Type: t, From: f.env.From, To: f.env.To, API: m.Key(), Response: m.IsResponse(), Msg: f.env.ID,
+		ReplyTo: f.env.ReplyTo, Generation: f.env.Generation, Error: broker.ErrorOf(m)}.WithBody(m)
+	if f.proc != nil {
+		e.Member, e.MemberID = f.proc.name, f.proc.memberID()
 	}
-	if req.proc != nil && req.proc.loseNextProduce && req.api == "Produce" {
-		req.proc.loseNextProduce = false
-		m.lost = true
+	e.PID, e.Epoch = broker.ProducerOf(m)
+	if pr, ok := m.(*broker.ProduceRequest); ok {
+		e.Record = pr.Batch.Record
 	}
-	return w.send(m)
+	return e
 }
 
-// deliverDue hands every message sent in the previous tick to its recipient, in send order.
-func (w *World) deliverDue() {
-	if len(w.inflight) == 0 {
-		return
-	}
-	due := w.inflight
-	w.inflight = nil
-	for i, m := range due {
-		if m.sentAt >= w.now { // sent during this tick's delivery: next tick
-			w.inflight = append(w.inflight, due[i:]...)
-			break
+// deliverDue hands every message sent before this tick to its recipient,
+// lane by lane, in send order.
+func (n *network) deliverDue() {
+	for lane := range n.lanes {
+		due := n.lanes[lane]
+		if len(due) == 0 {
+			continue
 		}
-		w.deliver(m)
-	}
-}
-
-func (w *World) deliver(m *message) {
-	if m.lost {
-		w.record(Event{Type: EvDrop, From: m.from, To: m.to, API: m.api, Response: m.resp, Msg: m.id, ReplyTo: m.replyTo, Error: m.err, PID: -1, Detail: "the answer was lost on the way"})
-		return
-	}
-	if m.to == Broker {
-		w.handleBroker(m)
-		return
-	}
-	p := m.proc
-	if p == nil || !p.alive {
-		w.record(Event{Type: EvDrop, From: m.from, To: m.to, API: m.api, Response: m.resp, Msg: m.id, ReplyTo: m.replyTo, Error: m.err, PID: -1, Detail: "the recipient is not running"})
-		return
-	}
-	w.handleClient(p, m)
-}
-
-// handleBroker dispatches a request (or a marker answer) arriving at B1.
-func (w *World) handleBroker(m *message) {
-	switch m.api {
-	case "FindCoordinator":
-		w.respond(m, NONE, 0, nil)
-	case "JoinGroup":
-		w.coord.onJoinGroup(m)
-	case "SyncGroup":
-		w.coord.onSyncGroup(m)
-	case "LeaveGroup":
-		w.coord.onLeaveGroup(m)
-	case "OffsetCommit":
-		w.coord.onOffsetCommit(m)
-	case "TxnOffsetCommit":
-		w.coord.onTxnOffsetCommit(m)
-	case "OffsetFetch":
-		w.coord.onOffsetFetch(m)
-	case "Fetch":
-		w.onFetch(m)
-	case "Produce":
-		w.onProduce(m)
-	case "InitProducerId":
-		w.txn.onInitProducerID(m)
-	case "AddPartitionsToTxn":
-		w.txn.onAddPartitions(m)
-	case "AddOffsetsToTxn":
-		w.txn.onAddOffsets(m)
-	case "EndTxn":
-		w.txn.onEndTxn(m)
-	case "WriteTxnMarkers":
-		if m.resp {
-			w.txn.onMarkersWritten(m)
-		} else {
-			w.onWriteTxnMarkers(m)
+		// messages sent while these are delivered go to the other buffer
+		n.lanes[lane], n.spare[lane] = n.spare[lane][:0], nil
+		for i, f := range due {
+			if f.sentAt >= n.w.now() { // not due yet
+				n.lanes[lane] = append(n.lanes[lane], due[i:]...)
+				break
+			}
+			n.deliver(f)
 		}
+		clear(due)
+		n.spare[lane] = due[:0]
 	}
 }
+
+func (n *network) deliver(f flight) {
+	if f.lost {
+		e := n.event(event.EvDrop, f)
+		e.Reason = event.ReasonLostInFlight
+		n.w.record(e)
+		return
+	}
+	if f.env.To == n.w.broker.Name() {
+		n.w.broker.Receive(f.env)
+		return
+	}
+	p := f.proc
+	if p == nil || !p.alive() {
+		if f.recorded {
+			e := n.event(event.EvDrop, f)
+			e.Reason = event.ReasonNotRunning
+			n.w.record(e)
+		}
+		return
+	}
+	switch m := f.env.Msg.(type) {
+	case *broker.HeartbeatResponse:
+		if m.ErrorCode != kafka.NONE {
+			n.w.ver++
+		}
+	case *broker.ConsumerGroupHeartbeatResponse:
+		if m.ErrorCode != kafka.NONE || m.Assignment != nil || m.MemberEpoch != p.cg.epoch {
+			n.w.ver++
+		}
+	default:
+		n.w.ver++
+	}
+	p.receive(f.env)
+}
+
+// inFlight says whether any message is on the wire.
+func (n *network) inFlight() bool {
+	return len(n.lanes[laneNormal]) > 0 || len(n.lanes[laneHeartbeat]) > 0
+}
+
+// busy says whether a message other than a heartbeat is on the wire.
+func (n *network) busy() bool { return len(n.lanes[laneNormal]) > 0 }

@@ -1,35 +1,34 @@
 package kgviz
 
 import (
-	"fmt"
-	"strconv"
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/clock"
+	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/kafka"
 )
 
-type produceReq struct {
-	record string
-	pid    int64
-	epoch  int
-	seq    int
-	txn    bool
-}
+// txnState is the transactional producer's state (Kafka's TransactionManager.State).
+type txnState uint8
 
-type produceResp struct{ offset int }
+const (
+	txnUninitialized  txnState = iota // no producer id yet
+	txnInitializing                   // InitProducerId in flight
+	txnReady                          // a producer id, no transaction
+	txnInTransaction                  // beginTransaction() called
+	txnCommitting                     // EndTxn(COMMIT) in flight
+	txnAborting                       // EndTxn(ABORT) in flight
+	txnAbortableError                 // the transaction must abort
+	txnFatalError                     // ProducerFencedException: the producer is unusable
+)
 
-type initPIDReq struct{ txnID string }
+// addState is where the output partition stands in the current transaction.
+type addState uint8
 
-type initPIDResp struct {
-	pid   int64
-	epoch int
-}
-
-type txnReq struct {
-	txnID      string
-	pid        int64
-	epoch      int
-	partitions []string // AddPartitionsToTxn
-	group      string   // AddOffsetsToTxn
-	commit     bool     // EndTxn
-}
+const (
+	partitionNotAdded addState = iota
+	partitionAdding            // AddPartitionsToTxn in flight
+	partitionAdded
+)
 
 // batch is one produce batch (one invoice) until it is acknowledged.
 type batch struct {
@@ -38,125 +37,156 @@ type batch struct {
 	sentAt int
 	acked  bool
 	sent   bool
-	msgs   []int
+	timer  *clock.Timer // request.timeout.ms
 }
 
 // producer is the member's KafkaProducer: plain, idempotent or transactional.
 type producer struct {
-	p       *process
-	mode    ProducerMode
-	txnID   string
-	pid     int64
-	epoch   int
-	seq     int
+	p     *member
+	mode  ProducerMode
+	tv    int // transaction.version: 1 (AddPartitionsToTxn, AddOffsetsToTxn) or 2 (KIP-890)
+	txnID string
+	pid   int64 // 0: none yet
+	epoch int
+	seq   int
+	// batches waiting for an answer, and by the id of the Produce request that carries them
 	batches []*batch
 	byMsg   map[int]*batch
-	inTxn   bool
-	added   bool // invoices-0 added to the transaction
-	adding  bool
-	offsets bool // AddOffsetsToTxn succeeded
-	// offsetsWaiting: the batch ended while AddPartitionsToTxn was in flight
-	offsetsWaiting bool
-	abortable      bool
-	aborting       bool
-	initing        bool
+	state   txnState
+	// the current transaction (TransactionManager's transactionStarted:
+	// with version 1 a partition or the offsets were added; with version 2
+	// a record was sent or the offsets were sent)
+	partition      addState
+	offsetsAdded   bool
+	offsetsWaiting bool // the batch ended while AddPartitionsToTxn was in flight
 }
 
-func (pr *producer) init(p *process) {
+func (pr *producer) init(p *member) {
 	pr.p = p
 	pr.mode = p.cfg.producer
-	pr.pid = -1
 	pr.byMsg = map[int]*batch{}
-	if pr.mode == TransactionalProducer {
+	pr.tv = p.cfg.transactionVersion
+	if pr.mode == producerTransactional {
 		pr.txnID = "tx-" + p.name
 	}
 }
 
-func (pr *producer) initProducerID() {
-	pr.p.w.request(pr.p, "InitProducerId", 0, &initPIDReq{txnID: pr.txnID})
+// stop cancels the producer's timers when its process ends.
+func (pr *producer) stop() {
+	for _, b := range pr.batches {
+		b.timer.Stop()
+	}
 }
 
-func (pr *producer) onInitProducerIDResponse(m *message) {
+// initTransactions sends InitProducerId with the transactional.id.
+func (pr *producer) initTransactions() {
+	pr.sendInitProducerID()
+}
+
+func (pr *producer) sendInitProducerID() {
+	pr.state = txnInitializing
+	pr.p.request(&broker.InitProducerIDRequest{TransactionalID: pr.txnID, TransactionTimeout: pr.p.cfg.transactionTimeout}, 0)
+}
+
+func (pr *producer) onInitProducerIDResponse(m *broker.InitProducerIDResponse) {
 	p := pr.p
-	switch m.err {
-	case NONE:
-		r := m.body.(*initPIDResp)
-		pr.pid, pr.epoch, pr.seq = r.pid, r.epoch, 0
-		pr.initing = false
-		for _, b := range pr.batches { // number the batches that waited for the PID
+	switch m.ErrorCode {
+	case kafka.NONE:
+		pr.pid, pr.epoch, pr.seq = m.ProducerID, m.ProducerEpoch, 0
+		pr.state = txnReady
+		for _, b := range pr.batches { // number the batches that waited for the producer id
 			if !b.sent {
 				b.seq = pr.seq
 				pr.seq++
 			}
 		}
-		if p.phase == phInitPID {
+		if p.phase == PhaseInitProducerID {
 			p.findCoordinator()
 		}
-		for _, b := range pr.batches { // the idempotent producer's first batches waited for the PID
+		for _, b := range pr.batches { // the idempotent producer's first batches waited for the id
 			if !b.sent {
 				pr.transmit(b)
 			}
 		}
-	case CONCURRENT_TRANSACTIONS:
-		// the client retries (retry.backoff.ms)
-		if p.phase != phInitPID {
-			p.w.schedule(p.w.now+1, "retry InitProducerId", func() {
-				if p.alive {
-					pr.initProducerID()
-				}
-			})
+	case kafka.CONCURRENT_TRANSACTIONS:
+		// the client retries after retry.backoff.ms
+		if p.phase == PhaseInitProducerID {
+			p.backoff(PhaseInitProducerID)
 			return
 		}
-		p.phase = phRetry
-		p.retryAt = p.w.now + 1
-		p.retry = func() { pr.initProducerID(); p.phase = phInitPID }
+		p.w.clock.After(1, "retry InitProducerId "+p.name, func() {
+			if p.alive() {
+				pr.sendInitProducerID()
+			}
+		})
 	default:
-		p.exit("InitProducerId failed: " + m.err.String())
+		p.fail(kafka.InitProducerID, m.ErrorCode, event.KafkaException)
 	}
 }
 
-// send hands an invoice to the producer; it is sent at once, or once
-// invoices-0 is part of the transaction.
+// send hands an invoice to the producer; it goes out at once, or once it has
+// a producer id (idempotent) or invoices-0 is part of the transaction.
+//
+// A transaction that must abort takes no more records: KafkaProducer.send
+// fails at once (TransactionManager.maybeFailWithError), nothing goes out.
 func (pr *producer) send(record string) {
-	b := &batch{record: record, seq: -1}
+	if pr.mode == producerTransactional && (pr.state == txnAbortableError || pr.state == txnFatalError) {
+		return
+	}
+	b := &batch{record: record}
 	if pr.mode != Plain {
 		b.seq = pr.seq
 		pr.seq++
 	}
 	pr.batches = append(pr.batches, b)
-	if pr.mode == Idempotent && pr.pid < 0 {
-		if !pr.initing { // the Sender asks for a PID before the first batch
-			pr.initing = true
-			pr.initProducerID()
+	if pr.mode == Idempotent && pr.pid == 0 {
+		if pr.state != txnInitializing { // the Sender asks for a producer id before the first batch
+			pr.sendInitProducerID()
 		}
 		return
 	}
-	if pr.mode == TransactionalProducer && !pr.added {
-		if !pr.adding {
-			pr.adding = true
-			pr.p.w.request(pr.p, "AddPartitionsToTxn", 0, &txnReq{txnID: pr.txnID, pid: pr.pid, epoch: pr.epoch, partitions: []string{pr.p.w.invoices.name}})
+	if pr.mode == producerTransactional && pr.tv >= 2 {
+		// KIP-890: no AddPartitionsToTxn; the partition leader adds the
+		// partition to the transaction when the first record arrives.
+		pr.partition = partitionAdded
+	}
+	if pr.mode == producerTransactional && pr.partition != partitionAdded {
+		if pr.partition == partitionNotAdded {
+			pr.addPartition()
 		}
 		return
 	}
 	pr.transmit(b)
 }
 
-func (pr *producer) transmit(b *batch) {
-	b.sent, b.sentAt = true, pr.p.w.now
-	m := pr.p.w.request(pr.p, "Produce", 0, &produceReq{record: b.record, pid: pr.pid, epoch: pr.epoch, seq: b.seq, txn: pr.mode == TransactionalProducer})
-	b.msgs = append(b.msgs, m.id)
-	pr.byMsg[m.id] = b
+func (pr *producer) addPartition() {
+	pr.partition = partitionAdding
+	pr.p.request(&broker.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, ProducerID: pr.pid, ProducerEpoch: pr.epoch,
+		Partitions: []TopicPartition{pr.p.w.invoices}}, 0)
 }
 
-// retryDue resends batches that got no answer within request.timeout.ms.
-func (pr *producer) retryDue() {
-	for _, b := range pr.batches {
-		if b.sent && !b.acked && pr.p.w.now-b.sentAt >= pr.p.cfg.requestTimeout {
-			pr.p.w.record(Event{Type: EvConfig, Member: pr.p.name, PID: pr.pid, Epoch: pr.epoch, Record: b.record,
-				Detail: fmt.Sprintf("retry: no answer for %d ticks, the same batch again (seq %d)", pr.p.w.now-b.sentAt, b.seq)})
-			pr.transmit(b)
-		}
+func (pr *producer) transmit(b *batch) {
+	p := pr.p
+	b.sent, b.sentAt = true, p.now()
+	id := p.request(&broker.ProduceRequest{TransactionalID: pr.txnID, Partition: p.w.invoices, Batch: broker.RecordBatch{
+		ProducerID: pr.pid, ProducerEpoch: pr.epoch, BaseSequence: b.seq, Transactional: pr.mode == producerTransactional, Record: b.record}}, 0)
+	pr.byMsg[id] = b
+	at := b.sentAt + p.cfg.requestTimeout
+	if b.timer == nil {
+		b.timer = p.w.clock.Schedule(at, "request.timeout.ms "+p.name, func() { pr.requestTimedOut(b) })
+	} else {
+		b.timer.Reset(at)
 	}
+}
+
+// requestTimedOut sends a batch again after request.timeout.ms without an answer.
+func (pr *producer) requestTimedOut(b *batch) {
+	p := pr.p
+	if b.acked || !p.alive() {
+		return
+	}
+	p.event(event.Event{Type: event.EvRetry, PID: pr.pid, Epoch: pr.epoch, Record: b.record, Sequence: b.seq, Ticks: p.now() - b.sentAt})
+	pr.transmit(b)
 }
 
 func (pr *producer) flushed() bool {
@@ -168,23 +198,43 @@ func (pr *producer) flushed() bool {
 	return true
 }
 
-func (pr *producer) onProduceResponse(m *message) {
-	b := pr.byMsg[m.replyTo]
+func (pr *producer) onProduceResponse(env broker.Envelope, m *broker.ProduceResponse) {
+	b := pr.byMsg[env.ReplyTo]
 	if b == nil || b.acked {
 		return
 	}
+	delete(pr.byMsg, env.ReplyTo)
+	if m.ErrorCode == kafka.CONCURRENT_TRANSACTIONS {
+		// transaction.version 2: the previous transaction's markers are being
+		// written; a retriable error, the batch goes again after retry.backoff.ms.
+		b.timer.Stop()
+		p := pr.p
+		p.w.clock.After(1, "retry Produce "+p.name, func() {
+			if p.alive() && !b.acked {
+				pr.transmit(b)
+			}
+		})
+		return
+	}
 	b.acked = true
+	b.timer.Stop()
 	pr.dropAcked()
-	switch m.err {
-	case NONE:
-	case INVALID_PRODUCER_EPOCH, OUT_OF_ORDER_SEQUENCE_NUMBER:
-		pr.p.w.record(Event{Type: EvError, Member: pr.p.name, MemberID: pr.p.memberID, PID: pr.pid, Epoch: pr.epoch, Error: m.err, Record: b.record,
-			Detail: "abortable error: the transaction must abort"})
-		if pr.mode == TransactionalProducer {
-			pr.abortable = true
+	switch m.ErrorCode {
+	case kafka.NONE:
+	case kafka.INVALID_PRODUCER_EPOCH, kafka.OUT_OF_ORDER_SEQUENCE_NUMBER, kafka.INVALID_TXN_STATE:
+		ex := event.InvalidProducerEpochException
+		switch m.ErrorCode {
+		case kafka.OUT_OF_ORDER_SEQUENCE_NUMBER:
+			ex = event.OutOfOrderSequenceException
+		case kafka.INVALID_TXN_STATE:
+			ex = event.KafkaException
+		}
+		pr.p.event(event.Event{Type: event.EvError, API: kafka.Produce, PID: pr.pid, Epoch: pr.epoch, Error: m.ErrorCode, Record: b.record, Exception: ex})
+		if pr.mode == producerTransactional {
+			pr.state = txnAbortableError
 		}
 	}
-	if pr.p.phase == phFlush && pr.flushed() {
+	if pr.p.phase == PhaseFlush && pr.flushed() && !pr.p.flushThenClose {
 		pr.p.afterFlush()
 	}
 }
@@ -199,12 +249,11 @@ func (pr *producer) dropAcked() {
 	pr.batches = kept
 }
 
-func (pr *producer) onAddPartitionsResponse(m *message) {
+func (pr *producer) onAddPartitionsResponse(m *broker.AddPartitionsToTxnResponse) {
 	p := pr.p
-	pr.adding = false
-	switch m.err {
-	case NONE:
-		pr.added = true
+	switch m.ErrorCode {
+	case kafka.NONE:
+		pr.partition = partitionAdded
 		for _, b := range pr.batches {
 			if !b.sent {
 				pr.transmit(b)
@@ -213,18 +262,15 @@ func (pr *producer) onAddPartitionsResponse(m *message) {
 		if pr.offsetsWaiting {
 			pr.addOffsets()
 		}
-		if p.phase == phFlush && pr.flushed() {
-			p.afterFlush()
-		}
-	case CONCURRENT_TRANSACTIONS:
-		pr.adding = true
-		p.w.schedule(p.w.now+1, "retry AddPartitionsToTxn", func() {
-			if p.alive {
-				p.w.request(p, "AddPartitionsToTxn", 0, &txnReq{txnID: pr.txnID, pid: pr.pid, epoch: pr.epoch, partitions: []string{p.w.invoices.name}})
+	case kafka.CONCURRENT_TRANSACTIONS:
+		p.w.clock.After(1, "retry AddPartitionsToTxn "+p.name, func() {
+			if p.alive() {
+				pr.addPartition()
 			}
 		})
 	default:
-		pr.fatalOrAbortable(m.err, "AddPartitionsToTxn")
+		pr.partition = partitionNotAdded
+		pr.fatalOrAbortable(kafka.AddPartitionsToTxn, m.ErrorCode)
 		// unsent batches can never be sent in this transaction
 		for _, b := range pr.batches {
 			if !b.sent {
@@ -232,43 +278,66 @@ func (pr *producer) onAddPartitionsResponse(m *message) {
 			}
 		}
 		pr.dropAcked()
-		if p.alive && (p.phase == phFlush || pr.offsetsWaiting) {
+		if p.alive() && (p.phase == PhaseFlush || pr.offsetsWaiting) && !p.flushThenClose {
 			pr.offsetsWaiting = false
 			pr.endTxn()
 		}
 	}
 }
 
-// fatalOrAbortable handles a transactional error the way TransactionManager does:
-// PRODUCER_FENCED is fatal (the application closes), others abort the transaction.
-func (pr *producer) fatalOrAbortable(code ErrorCode, api string) {
-	if code == PRODUCER_FENCED {
-		pr.p.exit(api + ": " + code.String() + " (ProducerFencedException: a newer instance with " + pr.txnID + " exists; the application closes)")
+// fatalOrAbortable handles a transactional error the way TransactionManager
+// does: PRODUCER_FENCED is fatal (the application closes), the others abort
+// the transaction.
+//
+// On the coordinators' APIs (AddPartitionsToTxn, AddOffsetsToTxn,
+// TxnOffsetCommit, EndTxn) INVALID_PRODUCER_EPOCH is fencing too: the
+// handlers raise ProducerFencedException for it.
+func (pr *producer) fatalOrAbortable(api kafka.APIKey, code ErrorCode) {
+	if code == kafka.PRODUCER_FENCED || (code == kafka.INVALID_PRODUCER_EPOCH && api != kafka.Produce) {
+		pr.state = txnFatalError
+		pr.p.fail(api, code, event.ProducerFencedException)
 		return
 	}
-	pr.abortable = true
-	pr.p.w.record(Event{Type: EvError, Member: pr.p.name, MemberID: pr.p.memberID, PID: pr.pid, Epoch: pr.epoch, Error: code,
-		Detail: api + " failed: abortable error, the transaction must abort"})
+	pr.state = txnAbortableError
+	pr.p.event(event.Event{Type: event.EvError, API: api, PID: pr.pid, Epoch: pr.epoch, Error: code, Exception: event.TransactionAbortableException})
 }
 
 func (pr *producer) beginTransaction() {
-	pr.inTxn, pr.added, pr.adding, pr.offsets, pr.abortable, pr.aborting = true, false, false, false, false, false
-	pr.offsetsWaiting = false
+	pr.state = txnInTransaction
+	pr.partition, pr.offsetsAdded, pr.offsetsWaiting = partitionNotAdded, false, false
 }
 
-// commitTransaction runs at the end of a batch: sendOffsetsToTransaction, flush, EndTxn.
+// commitTransaction runs at the end of a batch: sendOffsetsToTransaction,
+// then commitTransaction. As in Kafka's TransactionManager, the offsets go
+// out while the last records may still be in flight, one transactional
+// request at a time (AddOffsetsToTxn waits for AddPartitionsToTxn's answer),
+// and only EndTxn waits for every record's acknowledgement. A transaction
+// that already met an abortable error sends no offsets: it aborts.
+//
+// The application's call into the consumer for its ConsumerGroupMetadata
+// here is where kgviz lets a waiting JoinGroup answer be handled (see
+// groupClient.deferredJoin). Kafka's groupMetadata() does not poll the
+// network, but a transaction's commit takes milliseconds there, while here
+// its round trips take ticks: waiting for the next poll() would hold the
+// answer longer than session.timeout.ms (docs/simplifications.md).
 func (pr *producer) commitTransaction() {
 	p := pr.p
-	p.setActivity(ActivityCommitting, "")
-	if pr.abortable {
+	p.pollNetwork()
+	p.setActivity(event.ActivityCommitting, "")
+	if pr.state == txnAbortableError {
 		pr.endTxn()
 		return
 	}
-	p.phase = phTxnAddOffsets
-	if pr.adding {
-		// One transactional request at a time (TransactionManager): the
-		// offsets wait for AddPartitionsToTxn's answer.
-		pr.offsetsWaiting = true
+	if pr.tv >= 2 {
+		// KIP-890: no AddOffsetsToTxn; the group coordinator adds its
+		// __consumer_offsets partition to the transaction itself.
+		pr.offsetsAdded = true
+		pr.sendTxnOffsetCommit()
+		return
+	}
+	p.phase = PhaseTxnAddOffsets
+	if pr.partition == partitionAdding {
+		pr.offsetsWaiting = true // sent once AddPartitionsToTxn is answered
 		return
 	}
 	pr.addOffsets()
@@ -276,177 +345,141 @@ func (pr *producer) commitTransaction() {
 
 func (pr *producer) addOffsets() {
 	pr.offsetsWaiting = false
-	pr.p.w.request(pr.p, "AddOffsetsToTxn", 0, &txnReq{txnID: pr.txnID, pid: pr.pid, epoch: pr.epoch, group: GroupID})
+	pr.p.request(&broker.AddOffsetsToTxnRequest{TransactionalID: pr.txnID, ProducerID: pr.pid, ProducerEpoch: pr.epoch, GroupID: GroupID}, 0)
 }
 
-func (pr *producer) onAddOffsetsResponse(m *message) {
+func (pr *producer) onAddOffsetsResponse(m *broker.AddOffsetsToTxnResponse) {
 	p := pr.p
-	if p.phase != phTxnAddOffsets {
+	if p.phase != PhaseTxnAddOffsets {
 		return
 	}
-	switch m.err {
-	case NONE:
-		pr.offsets = true
-		p.w.request(p, "TxnOffsetCommit", p.batchGen, &commitReq{memberID: p.batchMember, instanceID: p.cfg.instanceID,
-			offsets: append([]partOffset(nil), p.batchOffsets...), txnID: pr.txnID, pid: pr.pid, epoch: pr.epoch})
-		p.phase = phTxnOffsetCommit
-	case CONCURRENT_TRANSACTIONS:
-		p.phase = phRetry
-		p.retryAt = p.w.now + 1
-		p.retry = pr.commitTransaction
+	switch m.ErrorCode {
+	case kafka.NONE:
+		pr.offsetsAdded = true
+		if pr.state == txnAbortableError {
+			// a record failed meanwhile: the TxnOffsetCommit is not sent
+			// (TransactionManager.maybeTerminateRequestWithError)
+			pr.endTxn()
+			return
+		}
+		pr.sendTxnOffsetCommit()
+	case kafka.CONCURRENT_TRANSACTIONS:
+		p.backoff(PhaseTxnAddOffsets)
 	default:
-		pr.fatalOrAbortable(m.err, "AddOffsetsToTxn")
-		if p.alive {
+		pr.fatalOrAbortable(kafka.AddOffsetsToTxn, m.ErrorCode)
+		if p.alive() {
 			pr.endTxn()
 		}
 	}
 }
 
-func (pr *producer) onTxnOffsetCommitResponse(m *message) {
+// sendTxnOffsetCommit sends the batch's offsets to the group coordinator.
+// They carry the application's ConsumerGroupMetadata: the member id and
+// generation of its last completed rebalance (KIP-447).
+func (pr *producer) sendTxnOffsetCommit() {
 	p := pr.p
-	if p.phase != phTxnOffsetCommit {
+	g := &p.group
+	p.request(&broker.TxnOffsetCommitRequest{TransactionalID: pr.txnID, GroupID: GroupID, ProducerID: pr.pid, ProducerEpoch: pr.epoch,
+		GenerationID: g.appGeneration, MemberID: g.appMemberID, GroupInstanceID: p.cfg.instanceID,
+		Offsets: append([]broker.PartitionOffset(nil), p.batchOffsets...)}, g.appGeneration)
+	p.phase = PhaseTxnOffsetCommit
+}
+
+func (pr *producer) onTxnOffsetCommitResponse(m *broker.TxnOffsetCommitResponse) {
+	p := pr.p
+	if p.phase != PhaseTxnOffsetCommit {
 		return
 	}
-	if m.err != NONE {
-		if m.err == ILLEGAL_GENERATION || m.err == UNKNOWN_MEMBER_ID || m.err == FENCED_INSTANCE_ID {
-			p.w.record(Event{Type: EvCommitFailed, Member: p.name, MemberID: p.memberID, Generation: p.batchGen, Error: m.err, PID: pr.pid, Epoch: pr.epoch,
-				Detail: "TxnOffsetCommit fenced by the group (KIP-447): CommitFailedException, the transaction must abort"})
-			p.afterCommitError(m.err)
-			pr.abortable = true
-		} else {
-			pr.fatalOrAbortable(m.err, "TxnOffsetCommit")
-			if !p.alive {
-				return
-			}
+	switch m.ErrorCode {
+	case kafka.NONE:
+	case kafka.ILLEGAL_GENERATION, kafka.UNKNOWN_MEMBER_ID, kafka.FENCED_INSTANCE_ID:
+		// Fenced by the group (KIP-447): CommitFailedException, the
+		// transaction must abort. The consumer's own membership is not
+		// touched: its heartbeats and its next poll say where it stands.
+		p.event(event.Event{Type: event.EvCommitFailed, Generation: p.group.appGeneration, API: kafka.TxnOffsetCommit, Error: m.ErrorCode,
+			Exception: event.CommitFailedException, PID: pr.pid, Epoch: pr.epoch})
+		pr.state = txnAbortableError
+	case kafka.CONCURRENT_TRANSACTIONS:
+		p.backoff(PhaseTxnOffsetCommit)
+		return
+	default:
+		pr.fatalOrAbortable(kafka.TxnOffsetCommit, m.ErrorCode)
+		if !p.alive() {
+			return
 		}
-	}
-	if !pr.flushed() {
-		p.phase = phFlush
-		p.setActivity(ActivityProducing, "")
-		return
 	}
 	pr.endTxn()
 }
 
 // endTxn sends EndTxn(COMMIT), or EndTxn(ABORT) after an abortable error.
-// A transaction to which nothing was added ends without a request.
+// A transaction nothing was added to (version 1) or nothing was sent in
+// (version 2) ends without a request.
+//
+// Like the Sender, it waits for every record's acknowledgement first
+// (TransactionManager.nextRequest holds EndTxn while batches are incomplete).
 func (pr *producer) endTxn() {
 	p := pr.p
-	commit := !pr.abortable
-	if !pr.added && !pr.adding && !pr.offsets {
-		pr.inTxn = false
+	if !pr.flushed() {
+		p.phase = PhaseFlush // afterFlush calls endTxn again
+		p.setActivity(event.ActivityProducing, "")
+		return
+	}
+	commit := pr.state != txnAbortableError
+	if pr.partition == partitionNotAdded && !pr.offsetsAdded {
+		pr.state = txnReady
 		if !commit {
 			pr.resetPositions()
 		}
 		p.finishBatch()
 		return
 	}
-	pr.aborting = !commit
-	p.w.request(p, "EndTxn", 0, &txnReq{txnID: pr.txnID, pid: pr.pid, epoch: pr.epoch, commit: commit})
-	p.phase = phTxnEnd
-	p.setActivity(ActivityCommitting, "")
+	if commit {
+		pr.state = txnCommitting
+	} else {
+		pr.state = txnAborting
+	}
+	p.request(&broker.EndTxnRequest{TransactionalID: pr.txnID, ProducerID: pr.pid, ProducerEpoch: pr.epoch, Committed: commit}, 0)
+	p.phase = PhaseTxnEnd
+	p.setActivity(event.ActivityCommitting, "")
 }
 
 // resetPositions makes the consumer read its committed offsets again after an
 // aborted transaction, instead of going on from its positions.
 func (pr *producer) resetPositions() {
-	for tp := range pr.p.positions {
-		delete(pr.p.positions, tp)
-	}
+	clear(pr.p.positions)
 	pr.p.touch()
 }
 
-func (pr *producer) onEndTxnResponse(m *message) {
+func (pr *producer) onEndTxnResponse(m *broker.EndTxnResponse) {
 	p := pr.p
-	if p.phase != phTxnEnd {
+	if p.phase != PhaseTxnEnd {
 		return
 	}
-	switch m.err {
-	case NONE:
-		pr.inTxn = false
-		if pr.aborting {
+	aborting := pr.state == txnAborting
+	switch m.ErrorCode {
+	case kafka.NONE:
+		pr.state = txnReady
+		if m.ProducerID != 0 {
+			// transaction.version 2: the epoch was bumped at the end of the
+			// transaction; the next one starts its sequences at 0.
+			pr.pid, pr.epoch, pr.seq = m.ProducerID, m.ProducerEpoch, 0
+		}
+		if aborting {
 			pr.resetPositions()
 		}
 		p.finishBatch()
-	case CONCURRENT_TRANSACTIONS:
-		p.phase = phRetry
-		p.retryAt = p.w.now + 1
-		p.retry = pr.endTxn
+	case kafka.CONCURRENT_TRANSACTIONS:
+		if aborting {
+			pr.state = txnAbortableError
+		} else {
+			pr.state = txnInTransaction
+		}
+		p.backoff(PhaseTxnEnd)
 	default:
-		pr.fatalOrAbortable(m.err, "EndTxn("+map[bool]string{true: "ABORT", false: "COMMIT"}[pr.aborting]+")")
-		if p.alive {
-			pr.abortable = true
+		pr.fatalOrAbortable(kafka.EndTxn, m.ErrorCode)
+		if p.alive() {
+			pr.state = txnAbortableError
 			pr.endTxn()
 		}
 	}
-}
-
-func (w *World) schedule(tick int, name string, fn func()) {
-	i := len(w.actions)
-	for i > 0 && w.actions[i-1].tick > tick {
-		i--
-	}
-	w.actions = append(w.actions, scheduled{})
-	copy(w.actions[i+1:], w.actions[i:])
-	w.actions[i] = scheduled{tick: tick, name: name, fn: fn}
-}
-
-// onProduce is the partition leader of invoices-0 (UnifiedLog + ProducerStateManager).
-func (w *World) onProduce(m *message) {
-	req := m.body.(*produceReq)
-	log := w.invoices
-	if req.pid >= 0 {
-		e := log.entry(req.pid)
-		if req.epoch < e.epoch {
-			w.respond(m, INVALID_PRODUCER_EPOCH, 0, nil)
-			return
-		}
-		if req.epoch == e.epoch {
-			for _, b := range e.batches {
-				if b.seq == req.seq && b.epoch == req.epoch {
-					w.record(Event{Type: EvConfig, Member: Broker, Partition: log.name, Offset: b.offset, Record: req.record, PID: req.pid, Epoch: req.epoch,
-						Detail: "duplicate sequence " + strconv.Itoa(req.seq) + ": acknowledged with the original offset " + strconv.Itoa(b.offset) + ", nothing written"})
-					w.respond(m, NONE, 0, &produceResp{offset: b.offset})
-					return
-				}
-			}
-			if n := len(e.batches); n > 0 && req.seq != e.batches[n-1].seq+1 {
-				w.respond(m, OUT_OF_ORDER_SEQUENCE_NUMBER, 0, nil)
-				return
-			}
-		} else {
-			e.batches = nil
-		}
-		e.epoch = req.epoch
-		state := StateCommitted
-		if req.txn {
-			state = StateOpen
-		}
-		off := log.appendRecord(LogRecord{Record: req.record, State: state, PID: req.pid, Epoch: req.epoch, Sequence: req.seq, Transactional: req.txn, Tick: w.now})
-		e.batches = append(e.batches, batchMeta{epoch: req.epoch, seq: req.seq, offset: off})
-		if len(e.batches) > 5 {
-			e.batches = e.batches[len(e.batches)-5:]
-		}
-		if req.txn {
-			if e.txnFirst < 0 {
-				e.txnFirst = off
-			}
-			e.txnOffset = append(e.txnOffset, off)
-		}
-		w.recordAppend(m.from, log, off)
-		w.respond(m, NONE, 0, &produceResp{offset: off})
-		return
-	}
-	off := log.appendRecord(LogRecord{Record: req.record, State: StateCommitted, PID: -1, Sequence: -1, Tick: w.now})
-	w.recordAppend(m.from, log, off)
-	w.respond(m, NONE, 0, &produceResp{offset: off})
-}
-
-func (w *World) recordAppend(by string, log *partitionLog, off int) {
-	r := log.records[off]
-	st := ""
-	if r.Transactional {
-		st = "transactional"
-	}
-	w.record(Event{Type: EvAppend, Member: by, Partition: log.name, Offset: off, Record: r.Record, PID: r.PID, Epoch: r.Epoch, State: st})
 }

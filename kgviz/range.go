@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kgviz/kgviz/kgviz/internal/javautil"
 )
 
 // Range is Kafka's RangeAssignor (partition.assignment.strategy "range", the
@@ -232,7 +234,7 @@ func memberInfoCompare(a, b *MemberSubscription) int {
 	as, bs := a.InstanceID != "", b.InstanceID != ""
 	switch {
 	case as && bs:
-		if c := javaStringCompare(a.InstanceID, b.InstanceID); c != 0 {
+		if c := javautil.CompareStrings(a.InstanceID, b.InstanceID); c != 0 {
 			return c
 		}
 	case as:
@@ -240,43 +242,7 @@ func memberInfoCompare(a, b *MemberSubscription) int {
 	case bs:
 		return 1
 	}
-	return javaStringCompare(a.MemberID, b.MemberID)
-}
-
-// javaStringCompare returns the sign of Java's a.compareTo(b), which compares
-// UTF-16 code units. That is Go's byte order of UTF-8 except for one pair of
-// ranges: a character above U+FFFF (UTF-8 lead byte F0–F4, a surrogate pair
-// D800–DBFF in UTF-16) sorts before U+E000–U+FFFF (lead byte EE or EF) in Java
-// and after it in Go. Member ids are client.id + "-" + a UUID, and client.id
-// may be any string, so Range and RoundRobin use this to match Kafka exactly.
-func javaStringCompare(a, b string) int {
-	n := min(len(a), len(b))
-	i := 0
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	if i == n {
-		switch {
-		case len(a) < len(b):
-			return -1
-		case len(a) > len(b):
-			return 1
-		}
-		return 0
-	}
-	// The strings agree up to i, so for valid UTF-8 a[i] and b[i] are either
-	// both lead bytes or both continuation bytes of characters with the same
-	// lead byte (same length, where byte order is code point order).
-	ca, cb := a[i], b[i]
-	switch {
-	case ca >= 0xF0 && (cb == 0xEE || cb == 0xEF):
-		return -1
-	case cb >= 0xF0 && (ca == 0xEE || ca == 0xEF):
-		return 1
-	case ca < cb:
-		return -1
-	}
-	return 1
+	return javautil.CompareStrings(a.MemberID, b.MemberID)
 }
 
 func equalStrings(a, b []string) bool {

@@ -1,6 +1,10 @@
 package kgviz
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/kgviz/kgviz/kgviz/internal/javautil"
+)
 
 // RoundRobin is Kafka's RoundRobinAssignor (partition.assignment.strategy
 // "roundrobin"), eager. It lays out all partitions of all subscribed topics,
@@ -39,7 +43,7 @@ func assignRoundRobin(members []MemberSubscription, topics map[string]int) map[s
 		topicOrder[t] = t
 	}
 	sort.SliceStable(topicOrder, func(a, b int) bool {
-		return javaStringCompare(g.topics[topicOrder[a]], g.topics[topicOrder[b]]) < 0
+		return javautil.CompareStrings(g.topics[topicOrder[a]], g.topics[topicOrder[b]]) < 0
 	})
 
 	// Kafka's CircularIterator skips members until one is subscribed to the

@@ -1,515 +1,412 @@
 package kgviz
 
 import (
-	"encoding/binary"
-	"sort"
+	"fmt"
+	"slices"
 )
 
-// Sticky is the page's sticky assignor (partition.assignment.strategy
-// "sticky"), eager: balanced, and moving as few partitions as its small rule
-// allows. It uses the same rule as CooperativeSticky; see there.
-var Sticky Assignor = NewAssignor("sticky", Eager, assignSticky)
+// Sticky is Kafka's StickyAssignor (partition.assignment.strategy "sticky"),
+// eager: it gives exactly the plan of
+// org.apache.kafka.clients.consumer.StickyAssignor (kafka-clients 4.1.1) for
+// the same input, or, where Kafka's code fails, a valid plan and the reason
+// (see AssignReport and KafkaFault).
+//
+// Input as StickyAssignor reads it: a member's Owned and Generation are its
+// previous assignment and that assignment's generation, which the eager
+// consumer sends in the assignor's user data (it has revoked everything
+// before JoinGroup); JoinGeneration is the Subscription's generationId. The
+// algorithm is CooperativeSticky's; see there.
+var Sticky Assignor = stickyAssignor{}
 
-// CooperativeSticky is the page's cooperative-sticky assignor
+// CooperativeSticky is Kafka's CooperativeStickyAssignor
 // (partition.assignment.strategy "cooperative-sticky"), for the cooperative
-// protocol of KIP-429. It is a small deterministic version of Kafka's sticky
-// rules, not Kafka's algorithm (which can pick other partitions):
+// protocol of KIP-429. It gives exactly the plan of
+// org.apache.kafka.clients.consumer.CooperativeStickyAssignor (kafka-clients
+// 4.1.1) for the same input: the plan leaves out the partitions that move
+// away from a member that still owns them, which the next rebalance hands
+// over (AssignReport has the plan before that step, and what it left out).
+// A member's Owned is the Subscription's ownedPartitions and its generation
+// the Subscription's generationId (JoinGeneration), or, for a member without
+// one, the generation in the assignor's user data (Generation).
 //
-//  1. Keep what each member owns (MemberSubscription.Owned), except partitions
-//     that no longer exist, partitions of topics the member no longer
-//     subscribes to, and partitions claimed by more than one member: among the
-//     claims of one partition the one with the highest Generation wins; if
-//     several claims share the highest generation the partition is taken from
-//     all of them (Kafka's sticky assignors do the same). Only claims that
-//     survive the first two checks compete; a member listing a partition
-//     twice claims it once.
-//  2. Give the partitions nobody keeps, in order (by topic, then partition),
-//     each to the subscribed member with the fewest partitions (ties: lower
-//     member id).
-//  3. While the counts differ by more than one, the member with the most
-//     (ties: lower member id) gives its last partition (in sorted order) to
-//     the member with the fewest (ties: lower member id).
+// Kafka's algorithm (AbstractStickyAssignor), in short:
 //
-// Member ids compare as plain strings (byte order). Every returned list is
-// sorted by topic, then partition.
+//   - Claims. Members are taken in the order of the leader's HashMap from
+//     member id to subscription (Java's String.hashCode decides it, see
+//     below). Of two members claiming a partition, the later one takes it if
+//     its generation is higher than the other's, and if it is the same
+//     neither keeps it (with equal subscriptions not even a later claimant
+//     of a higher generation). Claims of topics nobody subscribes to, or
+//     that have no partitions, are dropped.
+//   - When every member has the same subscription: each member keeps its
+//     claims, sorted by partition number then topic, up to its quota
+//     (partitions/members rounded down, or up for the first
+//     partitions%members members in map order that own that many); the rest
+//     go round-robin, in topic-then-partition order, to the members below
+//     the quota sorted by member id, then one each to members that may still
+//     get one more. With C1 {o0 o1 o2 p0 p1 p2} and C2 joining: C1 keeps
+//     {o0 o1 p0} (partition 0 of both topics, then orders-1) and C2 gets
+//     {o2 p1 p2}.
+//   - Otherwise, the general algorithm: members keep their claims on topics
+//     they still subscribe to; every other partition, topic by topic (topics
+//     with fewer subscribers first), goes to the subscriber with the fewest
+//     partitions (ties: lower member id); then partitions move from members
+//     with at least two more than another subscriber until no move helps,
+//     preferring to move a partition back to its owner of an older
+//     generation. Kafka undoes the moves if they do not improve the balance.
 //
-// Unequal subscriptions. Step 3 then reads: the giver is the member with the
-// most partitions (ties: lower id) that has a movable partition, one whose
-// topic has another subscriber with at least two partitions fewer than the
-// giver; it gives its last movable partition to that topic's subscriber with
-// the fewest partitions (ties: lower id). The loop stops when no member has a
-// movable partition. Every move lowers the sum of the squared counts (a count
-// c ≥ r+2 becomes c-1, r becomes r+1), so the loop always ends; with equal
-// subscriptions a member with the most is movable exactly when the counts
-// differ by more than one, so this is the rule above, word for word.
+// The member order is the leader's: ConsumerCoordinator.onLeaderElected puts
+// the members, in the order of the JoinGroup response, into a
+// java.util.HashMap, whose iteration order follows the String.hashCode of the
+// member ids (the table grows at 13, 25, 49, ... members). kgviz reproduces it
+// from the member ids; members in the same bucket keep the order of the
+// members slice (the broker lists members in its own HashMap's order, which
+// for one bucket is the order they joined). The plan therefore depends on the
+// member ids, not just on their sort order: with C1-1..C4-1 and six
+// partitions, C4-1 comes first and C1-1 last, and C1-1 is the member that
+// gives a partition to C4-1.
 //
-// The assignor computes the target plan only. Under the cooperative protocol
-// the leader withholds a partition that another member still owns until that
-// member has revoked it (KIP-429); the engine does that for any Cooperative
-// assignor.
+// Kafka's code fails on some inputs (AssignReport.Fault): it can assign a
+// partition to a member that does not subscribe to its topic, or one that
+// does not exist, throw, or loop forever. kgviz then returns the plan of
+// Kafka's algorithm with those faults fixed (KafkaFault.Fallback says how),
+// which is valid; a real consumer group with such a leader would not have
+// completed that rebalance. docs/simplifications.md lists the inputs.
 //
-// Cost: about O(P + M·T) for P partitions, M members and T topics with equal
-// subscriptions (level-by-level filling, heaps for the moves; never a P·M
-// scan): Kafka's scale test, 2000 members × 1,000,000 partitions, takes about
-// a tenth of a second (BenchmarkAssignKafkaScale2000x1M).
-var CooperativeSticky Assignor = NewAssignor("cooperative-sticky", Cooperative, assignSticky)
+// Every returned list is sorted by topic, then partition (Kafka's own list
+// order means nothing); every member is in the plan.
+//
+// Cost: linear in partitions plus members when subscriptions are equal
+// (Kafka's scale test, 2000 members × 1,000,000 partitions, in a fraction of
+// Kafka's time: docs/performance.md); the general algorithm costs about what
+// Kafka's does, less its O(partitions) balance check at every step.
+var CooperativeSticky Assignor = stickyAssignor{cooperative: true}
 
-func assignSticky(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
-	g := newGroupView(members, topics)
-	nm := len(g.ids)
-	if nm == 0 {
-		return map[string][]TopicPartition{}
-	}
-	count := make([]int32, nm)
-	owner := keptOwnership(g)
-	for _, m := range owner {
-		if m >= 0 {
-			count[m]++
-		}
-	}
-
-	// Step 2: unowned partitions, topic by topic, each to the subscriber with
-	// the fewest (ties: lower id; member indices are in id order). Only the
-	// topic's subscribers change count while its partitions are handed out.
-	var subscribers [][]int32
-	var fill filler
-	for t := range g.topics {
-		lo, hi := g.offset[t], g.offset[t]+g.nparts[t]
-		first := lo
-		for first < hi && owner[first] >= 0 {
-			first++
-		}
-		if first == hi {
-			continue
-		}
-		if subscribers == nil {
-			subscribers = make([][]int32, len(g.topics))
-			for m, subs := range g.subs {
-				for _, t := range subs {
-					subscribers[t] = append(subscribers[t], int32(m))
-				}
-			}
-		}
-		fill.fill(subscribers[t], count, owner[first:hi])
-	}
-
-	// Every member's partitions as sorted global indices.
-	lists := make([][]int32, nm)
-	{
-		backing := make([]int32, g.total)
-		at := int32(0)
-		for m := range lists {
-			lists[m] = backing[at : at : at+count[m]]
-			at += count[m]
-		}
-		for x, m := range owner {
-			if m >= 0 {
-				lists[m] = append(lists[m], int32(x))
-			}
-		}
-	}
-
-	rebalance(g, lists, count)
-
-	// Back to TopicPartitions.
-	total := 0
-	for _, c := range count {
-		total += int(c)
-	}
-	backing := make([]TopicPartition, total)
-	out := make(map[string][]TopicPartition, nm)
-	at := 0
-	for m, list := range lists {
-		tps := backing[at : at+len(list) : at+len(list)]
-		at += len(list)
-		t := 0
-		for i, x := range list {
-			for t+1 < len(g.offset) && g.offset[t+1] <= int(x) {
-				t++
-			}
-			tps[i] = TopicPartition{Topic: g.topics[t], Partition: int(x) - g.offset[t]}
-		}
-		out[g.ids[m]] = tps
-	}
-	return out
+// ReportingAssignor is an Assignor that also says how it got its plan.
+// Sticky and CooperativeSticky implement it: the engine can learn from it
+// that Kafka's own assignor would have failed on this input, and what kgviz
+// did instead.
+type ReportingAssignor interface {
+	Assignor
+	// AssignReport computes the plan, as Assign does, with its report.
+	AssignReport(members []MemberSubscription, topics map[string]int) AssignReport
 }
 
-// keptOwnership applies step 1: it returns, for every partition (global
-// index), the member that keeps it, or -1.
-func keptOwnership(g *groupView) []int32 {
-	const unclaimed, contested = -1, -2
-	owner := make([]int32, g.total)
-	for x := range owner {
-		owner[x] = unclaimed
+// AssignReport is the outcome of one run of Sticky or CooperativeSticky.
+type AssignReport struct {
+	// Plan is what the leader sends in SyncGroup, the same as Assign's.
+	Plan map[string][]TopicPartition
+	// Target is the plan before KIP-429's step: CooperativeSticky leaves
+	// the Withheld partitions out of Plan because a member that loses them
+	// still owns them; the next rebalance hands them over. For Sticky,
+	// Target is Plan and Withheld is empty. Lists may be shared with Plan.
+	Target   map[string][]TopicPartition
+	Withheld []TopicPartition // sorted
+	// General is true when Kafka's general algorithm ran (members subscribe
+	// to different topics), false for its constrained one.
+	General bool
+	// Fault is nil when Plan is exactly Kafka's. Otherwise it says how
+	// Kafka's assignor fails on this input and what kgviz did instead.
+	Fault *KafkaFault
+}
+
+// FaultKind names how Kafka's sticky assignor fails on an input.
+type FaultKind string
+
+const (
+	// FaultInvalidPlan: Kafka's plan assigns a partition twice, to a member
+	// that does not subscribe to its topic, or one that does not exist, or
+	// leaves one out.
+	FaultInvalidPlan FaultKind = "invalid plan"
+	// FaultException: Kafka's assignor throws (the rebalance fails).
+	FaultException FaultKind = "exception"
+	// FaultEndlessLoop: Kafka's assignor never returns.
+	FaultEndlessLoop FaultKind = "endless loop"
+	// FaultUnpredictable: Kafka's plan depends on Java identity hash codes
+	// here (it differs between JVM runs); kgviz's plan is one of Kafka's
+	// possible plans and stays.
+	FaultUnpredictable FaultKind = "unpredictable"
+)
+
+// KafkaFault says how Kafka's sticky assignor fails on an input, and what
+// kgviz did instead.
+type KafkaFault struct {
+	Kind     FaultKind
+	Detail   string // what Kafka's code does, with the Kafka class and line
+	Fallback string // what kgviz's plan is instead
+}
+
+// String is a sentence for an event or a log: "Kafka's cooperative-sticky
+// assignor fails here (exception: ...); kgviz ...".
+func (f *KafkaFault) String() string {
+	if f == nil {
+		return ""
 	}
-	var gen []int // generation of owner[x]'s claim, or of the contested claims
-	for m, mem := range g.members {
-		if len(mem.Owned) == 0 {
-			continue
+	return fmt.Sprintf("Kafka's assignor fails here (%s: %s); kgviz %s", f.Kind, f.Detail, f.Fallback)
+}
+
+type stickyAssignor struct{ cooperative bool }
+
+func (a stickyAssignor) Name() string {
+	if a.cooperative {
+		return "cooperative-sticky"
+	}
+	return "sticky"
+}
+
+func (a stickyAssignor) Protocol() RebalanceProtocol {
+	if a.cooperative {
+		return Cooperative
+	}
+	return Eager
+}
+
+func (a stickyAssignor) Assign(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	return a.AssignReport(members, topics).Plan
+}
+
+const (
+	fallbackFixed = "ran Kafka's algorithm with its faults fixed (claims of partitions that do not exist ignored; a claim of a topic " +
+		"the member no longer subscribes to does not make it the partition's previous owner; subscriptions compared as sets; " +
+		"a partition moves only from the member that holds it), which gives this valid plan"
+	fallbackRepair = "kept what is valid of that plan and gave every other partition to the subscriber with the fewest partitions"
+	fallbackKeep   = "took the first partition in insertion order there"
+)
+
+func (a stickyAssignor) AssignReport(members []MemberSubscription, topics map[string]int) AssignReport {
+	if len(members) == 0 {
+		return AssignReport{Plan: map[string][]TopicPartition{}, Target: map[string][]TopicPartition{}, Fault: &KafkaFault{
+			Kind:     FaultException,
+			Detail:   "ArithmeticException: / by zero at AbstractStickyAssignor.java:627 (ConstrainedAssignmentBuilder, no members)",
+			Fallback: "returns an empty plan",
+		}}
+	}
+	g := newStickyGroup(members, topics, a.cooperative, false)
+	out := g.run()
+	if out.fault == nil {
+		out.fault = g.validate(out)
+	}
+	if out.fault == nil || out.fault.Kind == FaultUnpredictable {
+		if out.fault != nil {
+			out.fault.Fallback = fallbackKeep
 		}
-		if gen == nil {
-			gen = make([]int, g.total)
-		}
-		// Owned lists are sorted, so the topic rarely changes and, when it
-		// does, is usually the next one.
-		t, ok, name := int32(-1), false, ""
-		for i, tp := range mem.Owned {
-			if i == 0 || tp.Topic != name {
-				name = tp.Topic
-				if int(t+1) < len(g.topics) && g.topics[t+1] == name {
-					t++
-				} else {
-					t, ok = g.index[name]
-					if !ok {
-						t = -1
+		return g.report(out)
+	}
+	fault := out.fault
+	fg := newStickyGroup(members, topics, a.cooperative, true)
+	fout := fg.run()
+	if fout.fault == nil {
+		fout.fault = fg.validate(fout)
+	}
+	if fout.fault == nil || fout.fault.Kind == FaultUnpredictable {
+		fault.Fallback = fallbackFixed
+		fout.fault = fault
+		return fg.report(fout)
+	}
+	fault.Fallback = fallbackFixed + "; where that fails too, " + fallbackRepair
+	fg.repair(fout)
+	fout.fault = fault
+	return fg.report(fout)
+}
+
+// run is AbstractStickyAssignor.assignPartitions (plus, for the cooperative
+// assignor, the partitions it withholds).
+func (g *stickyGroup) run() *stickyOutcome {
+	g.resolveClaims()
+	if g.equal {
+		return g.constrained()
+	}
+	return g.general()
+}
+
+// validate checks Kafka's target plan: every partition of every subscribed
+// topic exactly once, only to a subscriber, none that does not exist.
+func (g *stickyGroup) validate(out *stickyOutcome) *KafkaFault {
+	name := func(x int32) string {
+		t, p := g.topicOf(x)
+		return fmt.Sprintf("%s-%d", g.tName[t], p)
+	}
+	invalid := func(format string, args ...any) *KafkaFault {
+		return &KafkaFault{Kind: FaultInvalidPlan, Detail: fmt.Sprintf(format, args...)}
+	}
+	seen := make([]uint64, (g.total+63)/64)
+	assigned := 0
+	for m, l := range out.lists {
+		for i, x := range l {
+			if x >= g.total {
+				return invalid("Kafka's plan assigns %s, which does not exist, to %q", name(x), g.ids[m])
+			}
+			if !g.everyAll {
+				if t, _ := g.topicOf(x); !g.subscribes(m, t) {
+					return invalid("Kafka's plan assigns %s to %q, which does not subscribe to %s", name(x), g.ids[m], g.tName[t])
+				}
+			}
+			if seen[x>>6]&(1<<(x&63)) != 0 {
+				if slices.Contains(l[:i], x) {
+					return invalid("Kafka's plan assigns %s to %q twice", name(x), g.ids[m])
+				}
+				for o := range out.lists {
+					if slices.Contains(out.lists[o], x) {
+						return invalid("Kafka's plan assigns %s to both %q and %q", name(x), g.ids[o], g.ids[m])
 					}
 				}
-				ok = t >= 0 && g.subscribed(m, t)
 			}
-			if !ok || tp.Partition < 0 || tp.Partition >= g.nparts[t] {
-				continue // gone, or no longer subscribed
-			}
-			x := g.offset[t] + tp.Partition
-			switch o := owner[x]; {
-			case o == unclaimed:
-				owner[x], gen[x] = int32(m), mem.Generation
-			case o == int32(m):
-				// listed twice by the same member
-			case mem.Generation > gen[x]:
-				owner[x], gen[x] = int32(m), mem.Generation
-			case mem.Generation == gen[x]:
-				owner[x] = contested
+			seen[x>>6] |= 1 << (x & 63)
+			assigned++
+		}
+	}
+	if assigned < int(g.total) {
+		for x := range g.total {
+			if seen[x>>6]&(1<<(x&63)) == 0 {
+				return invalid("Kafka's plan leaves %s unassigned", name(x))
 			}
 		}
 	}
-	for x, o := range owner {
-		if o == contested {
-			owner[x] = unclaimed
-		}
-	}
-	return owner
+	return nil
 }
 
-// rebalance applies step 3 to the members' sorted partition lists.
-func rebalance(g *groupView, lists [][]int32, count []int32) {
-	nm := len(lists)
-	lo, hi := count[0], count[0]
-	for _, c := range count {
-		lo, hi = min(lo, c), max(hi, c)
+// repair makes out valid: it keeps each valid assignment (the first of a
+// partition) and gives every partition left to the subscriber with the
+// fewest partitions (ties: the lower member id in Java order).
+func (g *stickyGroup) repair(out *stickyOutcome) {
+	n := g.n()
+	owner := make([]int32, g.total)
+	for x := range owner {
+		owner[x] = -1
 	}
-	if hi-lo <= 1 {
-		return
-	}
-
-	// Members with the same subscription form a class; the eligible receivers
-	// of a topic's partition are the members of the classes subscribing to it.
-	class := make([]int32, nm)
-	var classMembers [][]int32
-	var classTopics [][]int32
-	byKey := map[string]int32{}
-	var keyBuf []byte
-	for m, subs := range g.subs {
-		if m > 0 && len(subs) > 0 && len(g.subs[m-1]) > 0 && &subs[0] == &g.subs[m-1][0] {
-			class[m] = class[m-1]
-		} else {
-			keyBuf = keyBuf[:0]
-			for _, t := range subs {
-				keyBuf = binary.LittleEndian.AppendUint32(keyBuf, uint32(t))
+	counts := make([]int32, n)
+	if out.lists != nil {
+		for m, l := range out.lists {
+			for _, x := range l {
+				if t, _ := g.topicOf(x); x < g.total && g.subscribes(m, t) && owner[x] < 0 {
+					owner[x] = int32(m)
+					counts[m]++
+				}
 			}
-			key := string(keyBuf)
-			c, ok := byKey[key]
-			if !ok {
-				c = int32(len(classMembers))
-				byKey[key] = c
-				classMembers = append(classMembers, nil)
-				classTopics = append(classTopics, subs)
-			}
-			class[m] = c
-		}
-		classMembers[class[m]] = append(classMembers[class[m]], int32(m))
-	}
-	classesOfTopic := make([][]int32, len(g.topics))
-	for c, topics := range classTopics {
-		for _, t := range topics {
-			classesOfTopic[t] = append(classesOfTopic[t], int32(c))
 		}
 	}
-
-	classPos := make([]int32, nm)
-	classHeaps := make([]*memberHeap, len(classMembers))
-	for c, ms := range classMembers {
-		classHeaps[c] = newMemberHeap(ms, classPos, count, false)
+	members := make([][]int32, len(g.subSets))
+	for m := range n {
+		members[g.subOf[m]] = append(members[g.subOf[m]], int32(m))
 	}
-	all := make([]int32, nm)
-	for m := range all {
-		all[m] = int32(m)
+	pos := make([]int32, n)
+	heaps := make([]*memberHeap, len(members))
+	for k, ms := range members {
+		heaps[k] = newMemberHeap(ms, pos, counts, g.rank)
 	}
-	fewest := newMemberHeap(all, make([]int32, nm), count, false)
-	givers := newMemberHeap(append([]int32(nil), all...), make([]int32, nm), count, true)
-	var stuck []int32 // members taken out of givers: no movable partition
-
-	less := fewest.less
-	// receiver returns the subscriber of topic t with the fewest partitions
-	// (ties: lower id).
-	receiver := func(t int32) int32 {
+	for x := range g.total {
+		if owner[x] >= 0 {
+			continue
+		}
+		t, _ := g.topicOf(x)
 		best := int32(-1)
-		for _, c := range classesOfTopic[t] {
-			if top := classHeaps[c].items[0]; best < 0 || less(top, best) {
+		for k, set := range g.subSets {
+			if set[t>>6]&(1<<(t&63)) == 0 || len(heaps[k].items) == 0 {
+				continue
+			}
+			if top := heaps[k].items[0]; best < 0 || heaps[k].less(top, best) {
 				best = top
 			}
 		}
-		return best
+		owner[x] = best
+		counts[best]++
+		heaps[g.subOf[best]].fix(best)
 	}
-
-	for len(givers.items) > 0 {
-		giver := givers.items[0]
-		c := count[giver]
-		if c-count[fewest.items[0]] <= 1 {
-			break // nobody at all has two fewer than the giver
-		}
-		// The giver's last movable partition: walk its topics from the last.
-		list := lists[giver]
-		j, to := len(list)-1, int32(-1)
-		for j >= 0 {
-			t := g.topicOf(list[j])
-			if r := receiver(t); r >= 0 && count[r] <= c-2 {
-				to = r
-				break
-			}
-			start := int32(g.offset[t])
-			j = int(sort.Search(j, func(i int) bool { return list[i] >= start })) - 1
-		}
-		if to < 0 {
-			givers.remove(giver)
-			stuck = append(stuck, giver)
-			continue
-		}
-
-		x := list[j]
-		lists[giver] = append(list[:j], list[j+1:]...)
-		rl := lists[to]
-		k := sort.Search(len(rl), func(i int) bool { return rl[i] > x })
-		rl = append(rl, 0)
-		copy(rl[k+1:], rl[k:])
-		rl[k] = x
-		lists[to] = rl
-
-		count[giver]--
-		count[to]++
-		classHeaps[class[giver]].fix(classPos[giver])
-		classHeaps[class[to]].fix(classPos[to])
-		fewest.fix(fewest.pos[giver])
-		fewest.fix(fewest.pos[to])
-		givers.fix(givers.pos[giver])
-		if p := givers.pos[to]; p >= 0 {
-			givers.fix(p)
-		}
-
-		// A stuck member may have become movable: the giver now has fewer
-		// (it can receive from anyone with at least two more), and the
-		// receiver has more.
-		if len(stuck) > 0 {
-			w := 0
-			for _, s := range stuck {
-				if s == to || count[s] >= count[giver]+2 {
-					givers.push(s)
-				} else {
-					stuck[w] = s
-					w++
+	out.lists = make([][]int32, n)
+	for x, m := range owner {
+		out.lists[m] = append(out.lists[m], int32(x))
+	}
+	out.transfer = nil
+	if g.coop {
+		// Withhold, as the cooperative assignor does, what moves away from
+		// a member that owns it.
+		ownedBy := map[int32]bool{}
+		for m := range n {
+			for _, x := range g.claims[m] {
+				if x < g.total && owner[x] == int32(m) {
+					ownedBy[x] = true
 				}
 			}
-			stuck = stuck[:w]
 		}
-	}
-}
-
-// filler hands out partitions to the members with the fewest. It is a
-// reusable set of buffers.
-type filler struct {
-	order, cur, next, promoted, buckets []int32
-}
-
-// fill gives every unowned partition of part (owner -1), in order, to the
-// member of subs (member indices, increasing) with the fewest partitions,
-// ties to the lower index, and counts it.
-//
-// Rather than a heap it fills level by level: with subs sorted by (count,
-// index), the members at the lowest count c take one partition each in index
-// order; then the level c+1 is those members merged (by index) with the ones
-// that already had c+1; and so on. O(len(subs) + len(part)) when the counts
-// are close together, as they are in a group that is being balanced.
-func (f *filler) fill(subs []int32, count []int32, part []int32) {
-	order := f.sortByCount(subs, count)
-	x := 0
-	i := 0
-	c := count[order[0]]
-	for i < len(order) && count[order[i]] == c {
-		i++
-	}
-	cur := append(f.cur[:0], order[:i]...)
-	promoted := f.promoted[:0]
-	next := f.next[:0]
-	defer func() { f.cur, f.next, f.promoted = cur, next, promoted }()
-	for {
-		for _, m := range cur {
-			for x < len(part) && part[x] >= 0 {
-				x++
+		out.transfer = map[int32]int32{}
+		for m := range n {
+			for _, x := range g.claims[m] {
+				if x < g.total && !ownedBy[x] {
+					out.transfer[x] = owner[x]
+				}
 			}
-			if x == len(part) {
-				return
+		}
+	}
+}
+
+// report turns a valid outcome into an AssignReport.
+func (g *stickyGroup) report(out *stickyOutcome) AssignReport {
+	n := g.n()
+	r := AssignReport{General: out.general, Fault: out.fault, Withheld: []TopicPartition{}}
+	counts := make([]int, n)
+	for m, l := range out.lists {
+		if !slices.IsSorted(l) {
+			slices.Sort(l)
+		}
+		counts[m] = len(l)
+	}
+	// Index order is topic (Java order), then partition: each member's
+	// list comes out sorted, unless Java and Go order two topic names
+	// differently.
+	goOrder := true
+	for t := 1; t < len(g.tName); t++ {
+		goOrder = goOrder && g.tName[t-1] < g.tName[t]
+	}
+	lists := planLists(counts)
+	for m, l := range out.lists {
+		t := 0
+		for _, x := range l {
+			for x >= g.tOff[t]+g.tParts[t] {
+				t++
 			}
-			part[x] = m
-			count[m]++
-			promoted = append(promoted, m)
-			x++
+			lists[m] = append(lists[m], TopicPartition{Topic: g.tName[t], Partition: int(x - g.tOff[t])})
 		}
-		// Everybody at level c has c+1 now: the next level.
-		c++
-		j := i
-		for j < len(order) && count[order[j]] == c {
-			j++
-		}
-		next = mergeInt32(next[:0], promoted, order[i:j])
-		i = j
-		cur, next = next, cur
-		promoted = promoted[:0]
-	}
-}
-
-// sortByCount returns subs sorted by (count, index), stably; subs is sorted
-// by index. A counting sort when the counts are close together.
-func (f *filler) sortByCount(subs []int32, count []int32) []int32 {
-	lo, hi := count[subs[0]], count[subs[0]]
-	for _, m := range subs {
-		lo, hi = min(lo, count[m]), max(hi, count[m])
-	}
-	f.order = append(f.order[:0], subs...)
-	if span := int(hi-lo) + 1; span <= 4*len(subs)+64 {
-		b := f.buckets[:0]
-		for range span + 1 {
-			b = append(b, 0)
-		}
-		for _, m := range subs {
-			b[count[m]-lo+1]++
-		}
-		for k := 1; k <= span; k++ {
-			b[k] += b[k-1]
-		}
-		for _, m := range subs {
-			k := count[m] - lo
-			f.order[b[k]] = m
-			b[k]++
-		}
-		f.buckets = b
-		return f.order
-	}
-	sort.SliceStable(f.order, func(a, b int) bool { return count[f.order[a]] < count[f.order[b]] })
-	return f.order
-}
-
-// mergeInt32 appends the merge of two increasing slices to dst.
-func mergeInt32(dst, a, b []int32) []int32 {
-	for len(a) > 0 && len(b) > 0 {
-		if a[0] < b[0] {
-			dst, a = append(dst, a[0]), a[1:]
-		} else {
-			dst, b = append(dst, b[0]), b[1:]
+		if !goOrder {
+			SortPartitions(lists[m])
 		}
 	}
-	dst = append(dst, a...)
-	return append(dst, b...)
-}
-
-// memberHeap is a binary heap of member indices, ordered by count (fewest
-// first, or most first when max is set), ties by lower index (member indices
-// are in member id order). pos[m] is m's place in items, -1 when absent; a
-// member is in at most one heap sharing a pos slice.
-type memberHeap struct {
-	items []int32
-	pos   []int32
-	count []int32
-	max   bool
-}
-
-func newMemberHeap(items, pos, count []int32, max bool) *memberHeap {
-	h := &memberHeap{items: items, pos: pos, count: count, max: max}
-	for i, m := range items {
-		pos[m] = int32(i)
+	r.Target = make(map[string][]TopicPartition, n)
+	r.Plan = make(map[string][]TopicPartition, n)
+	for m, id := range g.ids {
+		r.Target[id] = lists[m]
+		r.Plan[id] = lists[m]
 	}
-	for i := len(items)/2 - 1; i >= 0; i-- {
-		h.down(i)
-	}
-	return h
-}
-
-func (h *memberHeap) less(a, b int32) bool {
-	ca, cb := h.count[a], h.count[b]
-	if ca != cb {
-		return (ca < cb) != h.max
-	}
-	return a < b
-}
-
-func (h *memberHeap) swap(i, j int) {
-	h.items[i], h.items[j] = h.items[j], h.items[i]
-	h.pos[h.items[i]] = int32(i)
-	h.pos[h.items[j]] = int32(j)
-}
-
-func (h *memberHeap) up(i int) {
-	for i > 0 {
-		p := (i - 1) / 2
-		if !h.less(h.items[i], h.items[p]) {
-			return
+	if len(out.transfer) > 0 {
+		withheld := make(map[int32]bool, len(out.transfer))
+		byMember := map[int32]bool{}
+		for x, m := range out.transfer {
+			if slices.Contains(out.lists[m], x) {
+				withheld[x] = true
+				byMember[m] = true
+			}
 		}
-		h.swap(i, p)
-		i = p
-	}
-}
-
-func (h *memberHeap) down(i int) {
-	n := len(h.items)
-	for {
-		l := 2*i + 1
-		if l >= n {
-			return
+		for m := range byMember {
+			// Match by value: lists[m] may have been sorted after the fact.
+			keep := make([]TopicPartition, 0, len(lists[m]))
+			for _, tp := range lists[m] {
+				if withheld[g.tOff[g.tIndex[tp.Topic]]+int32(tp.Partition)] {
+					r.Withheld = append(r.Withheld, tp)
+				} else {
+					keep = append(keep, tp)
+				}
+			}
+			r.Plan[g.ids[m]] = keep
 		}
-		best := l
-		if r := l + 1; r < n && h.less(h.items[r], h.items[l]) {
-			best = r
-		}
-		if !h.less(h.items[best], h.items[i]) {
-			return
-		}
-		h.swap(i, best)
-		i = best
+		SortPartitions(r.Withheld)
 	}
+	return r
 }
 
-// fix restores the order after the count of the member at place i changed.
-func (h *memberHeap) fix(i int32) {
-	m := h.items[i]
-	h.up(int(i))
-	h.down(int(h.pos[m]))
-}
-
-func (h *memberHeap) push(m int32) {
-	h.items = append(h.items, m)
-	h.pos[m] = int32(len(h.items) - 1)
-	h.up(len(h.items) - 1)
-}
-
-func (h *memberHeap) remove(m int32) {
-	i := int(h.pos[m])
-	last := len(h.items) - 1
-	if i != last {
-		h.swap(i, last)
+// withheldSet returns Withheld as a set.
+func (r AssignReport) withheldSet() map[TopicPartition]bool {
+	s := make(map[TopicPartition]bool, len(r.Withheld))
+	for _, tp := range r.Withheld {
+		s[tp] = true
 	}
-	h.items = h.items[:last]
-	h.pos[m] = -1
-	if i != last {
-		moved := h.items[i]
-		h.up(i)
-		h.down(int(h.pos[moved]))
-	}
+	return s
 }

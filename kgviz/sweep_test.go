@@ -11,19 +11,26 @@ import (
 // TestCrashPointSweep crashes C2 at every tick of its life and at every
 // AfterRecords point of every batch, and checks the delivery guarantee of
 // each commit mode once the group settles:
-//   - transactional + read_committed: every input record's invoice exactly once;
+//   - transactional + read_committed: every input record's invoice exactly
+//     once, with transaction.version 1 and 2 (KIP-890);
 //   - commit before processing: never a duplicate (at-most-once);
 //   - commit after processing: never a lost record (at-least-once).
 func TestCrashPointSweep(t *testing.T) {
-	modes := []kgviz.CommitMode{kgviz.Transactional, kgviz.CommitBefore, kgviz.CommitAfter}
+	type sweep struct {
+		mode kgviz.CommitMode
+		tv   int
+	}
+	sweeps := []sweep{{kgviz.Transactional, 1}, {kgviz.Transactional, 2}, {kgviz.CommitBefore, 1}, {kgviz.CommitAfter, 1}}
 	checked := 0
-	for _, mode := range modes {
-		base := twoMembers(t, kgviz.WithCommit(mode), kgviz.WithIsolation(kgviz.ReadCommitted))
+	for _, sw := range sweeps {
+		mode := sw.mode
+		opts := []kgviz.Option{kgviz.WithCommit(mode), kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithTransactionVersion(sw.tv)}
+		base := twoMembers(t, opts...)
 		start := base.Now()
 		end := base.RunUntil(kgviz.Quiet()).Now()
 		var batches int
 		for _, e := range base.Events() {
-			if e.Type == kgviz.EvSend && e.Response && e.API == "Fetch" && e.To == "C2" {
+			if e.Type == kgviz.EvSend && e.Response && e.API == kgviz.Fetch && e.To == "C2" {
 				batches++
 			}
 		}
@@ -49,23 +56,23 @@ func TestCrashPointSweep(t *testing.T) {
 			checked++
 		}
 		for tick := start; tick <= end; tick++ {
-			w := twoMembers(t, kgviz.WithCommit(mode), kgviz.WithIsolation(kgviz.ReadCommitted))
+			w := twoMembers(t, opts...)
 			w.RunUntil(kgviz.Tick(tick))
 			if !w.Running("C2") {
 				continue
 			}
-			check(fmt.Sprintf("%s crash at tick %d", mode, tick), w.Crash("C2", kgviz.Immediately()))
+			check(fmt.Sprintf("%s (transaction.version %d) crash at tick %d", mode, sw.tv, tick), w.Crash("C2", kgviz.Immediately()))
 		}
 		for b := 1; b <= batches; b++ {
 			for n := 0; n <= 3; n++ {
-				w := twoMembers(t, kgviz.WithCommit(mode), kgviz.WithIsolation(kgviz.ReadCommitted))
+				w := twoMembers(t, opts...)
 				for fetches(w) < b && w.Err() == nil && w.Now() <= end {
 					w.RunFor(1)
 				}
 				if !w.Running("C2") {
 					continue
 				}
-				check(fmt.Sprintf("%s crash in batch %d after %d records", mode, b, n), w.Crash("C2", kgviz.AfterRecords(n)))
+				check(fmt.Sprintf("%s (transaction.version %d) crash in batch %d after %d records", mode, sw.tv, b, n), w.Crash("C2", kgviz.AfterRecords(n)))
 			}
 		}
 	}
@@ -77,7 +84,7 @@ func TestCrashPointSweep(t *testing.T) {
 func fetches(w *kgviz.World) int {
 	n := 0
 	for _, e := range w.Events() {
-		if e.Type == kgviz.EvSend && e.Response && e.API == "Fetch" && e.To == "C2" {
+		if e.Type == kgviz.EvSend && e.Response && e.API == kgviz.Fetch && e.To == "C2" {
 			n++
 		}
 	}

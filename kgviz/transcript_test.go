@@ -34,18 +34,27 @@ func TestTranscripts(t *testing.T) {
 						td.Fatalf(t, "script before world")
 					}
 					families := map[string]bool{kgviz.FamilyGroup: true, kgviz.FamilyOffsets: true}
+					// "assignments": the members' EvAssigned and EvRevoked too (KIP-848's
+					// per-member reconciliation).
+					_, assignments := td.Arg("assignments")
 					if arg, ok := td.Arg("families"); ok {
 						families = map[string]bool{}
 						for _, v := range arg.Vals {
+							if !knownFamilies[v] {
+								td.Fatalf(t, "unknown API family %q", v)
+							}
 							families[v] = true
 						}
 					}
-					start := len(w.Events())
+					start := w.EventCount()
 					for _, line := range strings.Split(strings.TrimSpace(td.Input), "\n") {
-						runLine(t, w, strings.Fields(line))
+						runLine(t, td, w, strings.Fields(line))
 					}
-					return transcript(w.Events()[start:], families) + errOrOK(w)
+					return transcript(w.EventsSince(start), families, assignments) + errOrOK(w)
 				case "state":
+					if w == nil {
+						td.Fatalf(t, "state before world")
+					}
 					return fmt.Sprintf("tick=%d state=%s generation=%d leader=%s assignment=%v\n%s\n",
 						w.Now(), w.GroupState(), w.Generation(), w.Leader(), w.Assignment(), w.Stats())
 				}
@@ -66,100 +75,167 @@ func errOrOK(w *kgviz.World) string {
 func worldOptions(t *testing.T, td *datadriven.TestData) []kgviz.Option {
 	var opts []kgviz.Option
 	for _, a := range td.CmdArgs {
+		if len(a.Vals) != 1 {
+			td.Fatalf(t, "world argument %q needs exactly one value, got %q", a.Key, a.Vals)
+		}
+		v := a.Vals[0]
 		switch a.Key {
 		case "assignor":
-			as, err := kgviz.AssignorByName(a.Vals[0])
+			as, err := kgviz.AssignorByName(v)
 			if err != nil {
-				t.Fatal(err)
+				td.Fatalf(t, "%v", err)
 			}
 			opts = append(opts, kgviz.WithAssignor(as))
 		case "commit":
-			opts = append(opts, kgviz.WithCommit(map[string]kgviz.CommitMode{"after": kgviz.CommitAfter, "before": kgviz.CommitBefore,
-				"auto": kgviz.AutoCommit, "transactional": kgviz.Transactional}[a.Vals[0]]))
+			opts = append(opts, kgviz.WithCommit(lookup(t, td, "commit", v, map[string]kgviz.CommitMode{"after": kgviz.CommitAfter,
+				"before": kgviz.CommitBefore, "auto": kgviz.AutoCommit, "transactional": kgviz.Transactional})))
 		case "producer":
-			opts = append(opts, kgviz.WithProducer(map[string]kgviz.ProducerMode{"plain": kgviz.Plain, "idempotent": kgviz.Idempotent}[a.Vals[0]]))
+			opts = append(opts, kgviz.WithProducer(lookup(t, td, "producer", v, map[string]kgviz.ProducerMode{"plain": kgviz.Plain, "idempotent": kgviz.Idempotent})))
 		case "isolation":
-			opts = append(opts, kgviz.WithIsolation(map[string]kgviz.IsolationLevel{"read_committed": kgviz.ReadCommitted, "read_uncommitted": kgviz.ReadUncommitted}[a.Vals[0]]))
+			opts = append(opts, kgviz.WithIsolation(lookup(t, td, "isolation", v, isolationLevels)))
 		case "records":
-			n, _ := strconv.Atoi(a.Vals[0])
-			opts = append(opts, kgviz.WithRecords(n))
+			opts = append(opts, kgviz.WithRecords(atoi(t, td, "records", v)))
+		case "transaction_version":
+			opts = append(opts, kgviz.WithTransactionVersion(atoi(t, td, "transaction_version", v)))
+		case "protocol":
+			opts = append(opts, kgviz.WithGroupProtocol(lookup(t, td, "protocol", v, map[string]kgviz.GroupProtocol{"classic": kgviz.Classic,
+				"consumer": kgviz.Consumer})))
+		case "remote.assignor":
+			opts = append(opts, kgviz.WithRemoteAssignor(v))
 		default:
-			t.Fatalf("unknown world argument %q", a.Key)
+			td.Fatalf(t, "unknown world argument %q", a.Key)
 		}
 	}
 	return opts
 }
 
+var isolationLevels = map[string]kgviz.IsolationLevel{"read_committed": kgviz.ReadCommitted, "read_uncommitted": kgviz.ReadUncommitted}
+
+// lookup, atoi and args turn a transcript's words into values, and stop the
+// test on a word they do not know: a typo in a golden file must fail, not
+// quietly run a different story.
+func lookup[V any](t *testing.T, td *datadriven.TestData, what, key string, m map[string]V) V {
+	v, ok := m[key]
+	if !ok {
+		td.Fatalf(t, "unknown %s %q", what, key)
+	}
+	return v
+}
+
+func atoi(t *testing.T, td *datadriven.TestData, what, s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		td.Fatalf(t, "%s: %q is not a count", what, s)
+	}
+	return n
+}
+
+func args(t *testing.T, td *datadriven.TestData, f []string, min, max int) {
+	if len(f)-1 < min || len(f)-1 > max {
+		td.Fatalf(t, "line %q: %s takes %d to %d arguments", strings.Join(f, " "), f[0], min, max)
+	}
+}
+
 // runLine runs one scenario line: "add C2 [static]", "close C1", "crash C2 [after=N]",
-// "restart C2", "slow C2", "lose-produce C2", "until stable|quiet|tick=N|polled=C2:p2.3|processed=C2:p2.3|crashed=C2|sent=C2:JoinGroup",
+// "restart C2", "slow C2", "lose-produce C2", "until stable|quiet|tick=N|polled=C2:p2.3|processed=C2:p2.3|crashed=C2|sent=C2:JoinGroup|slow=C2",
 // "run N", "isolation read_committed".
-func runLine(t *testing.T, w *kgviz.World, f []string) {
+func runLine(t *testing.T, td *datadriven.TestData, w *kgviz.World, f []string) {
 	if len(f) == 0 {
 		return
 	}
 	switch f[0] {
 	case "add":
+		args(t, td, f, 1, 2)
 		var opts []kgviz.Option
-		if len(f) > 2 && f[2] == "static" {
+		if len(f) > 2 {
+			if f[2] != "static" {
+				td.Fatalf(t, "line %q: add takes a member and optionally \"static\"", strings.Join(f, " "))
+			}
 			opts = append(opts, kgviz.Static())
 		}
 		w.AddMember(f[1], opts...)
 	case "close":
+		args(t, td, f, 1, 1)
 		w.Close(f[1])
 	case "crash":
+		args(t, td, f, 1, 2)
 		if len(f) > 2 {
-			n, _ := strconv.Atoi(strings.TrimPrefix(f[2], "after="))
-			w.Crash(f[1], kgviz.AfterRecords(n))
+			n, ok := strings.CutPrefix(f[2], "after=")
+			if !ok {
+				td.Fatalf(t, "line %q: crash takes after=N", strings.Join(f, " "))
+			}
+			w.Crash(f[1], kgviz.AfterRecords(atoi(t, td, "crash after", n)))
 		} else {
 			w.Crash(f[1])
 		}
 	case "restart":
+		args(t, td, f, 1, 1)
 		w.Restart(f[1])
 	case "slow":
+		args(t, td, f, 1, 1)
 		w.SlowNext(f[1])
 	case "lose-produce":
+		args(t, td, f, 1, 1)
 		w.LoseNextProduceResponse(f[1])
 	case "run":
-		n, _ := strconv.Atoi(f[1])
-		w.RunFor(n)
+		args(t, td, f, 1, 1)
+		w.RunFor(atoi(t, td, "run", f[1]))
 	case "isolation":
-		w.SetIsolation(map[string]kgviz.IsolationLevel{"read_committed": kgviz.ReadCommitted, "read_uncommitted": kgviz.ReadUncommitted}[f[1]])
+		args(t, td, f, 1, 1)
+		w.SetIsolation(lookup(t, td, "isolation", f[1], isolationLevels))
 	case "until":
-		w.RunUntil(parseCondition(t, f[1]))
+		args(t, td, f, 1, 1)
+		w.RunUntil(parseCondition(t, td, f[1]))
 	default:
-		t.Fatalf("unknown scenario line %q", strings.Join(f, " "))
+		td.Fatalf(t, "unknown scenario line %q", strings.Join(f, " "))
 	}
 }
 
-func parseCondition(t *testing.T, s string) kgviz.Condition {
-	key, val, _ := strings.Cut(s, "=")
-	a, b, _ := strings.Cut(val, ":")
+func parseCondition(t *testing.T, td *datadriven.TestData, s string) kgviz.Condition {
+	key, val, hasVal := strings.Cut(s, "=")
+	a, b, pair := strings.Cut(val, ":")
+	need := func(wantVal, wantPair bool) {
+		if hasVal != wantVal || pair != wantPair || (hasVal && (val == "" || pair && (a == "" || b == ""))) {
+			td.Fatalf(t, "malformed condition %q", s)
+		}
+	}
 	switch key {
 	case "stable":
+		need(false, false)
 		return kgviz.Stable()
 	case "quiet":
+		need(false, false)
 		return kgviz.Quiet()
 	case "tick":
-		n, _ := strconv.Atoi(val)
-		return kgviz.Tick(n)
+		need(true, false)
+		return kgviz.Tick(atoi(t, td, "tick", val))
 	case "polled":
+		need(true, true)
 		return kgviz.Polled(a, b)
 	case "processed":
+		need(true, true)
 		return kgviz.Processed(a, b)
 	case "crashed":
+		need(true, false)
 		return kgviz.Crashed(val)
 	case "sent":
-		return kgviz.Sent(a, b)
+		need(true, true)
+		api, ok := kgviz.ParseAPIKey(b)
+		if !ok {
+			td.Fatalf(t, "unknown API %q in condition %q", b, s)
+		}
+		return kgviz.Sent(a, api)
 	case "slow":
+		need(true, false)
 		return kgviz.SlowStarted(val)
 	}
-	t.Fatalf("unknown condition %q", s)
+	td.Fatalf(t, "unknown condition %q", s)
 	return kgviz.Condition{}
 }
 
 // transcript keeps the protocol story: messages of the chosen API families
 // and the state changes that explain them.
-func transcript(events []kgviz.Event, families map[string]bool) string {
+func transcript(events kgviz.EventSeq, families map[string]bool, assignments bool) string {
 	var b strings.Builder
 	for _, e := range events {
 		switch e.Type {
@@ -168,7 +244,12 @@ func transcript(events []kgviz.Event, families map[string]bool) string {
 				continue
 			}
 		case kgviz.EvGroupState, kgviz.EvLeader, kgviz.EvAssignorRun, kgviz.EvMemberAdded, kgviz.EvMemberRemoved,
-			kgviz.EvCommitFailed, kgviz.EvError, kgviz.EvCrash, kgviz.EvRestart, kgviz.EvClose, kgviz.EvZombie, kgviz.EvPollTimeout, kgviz.EvSlowStart:
+			kgviz.EvCommitFailed, kgviz.EvError, kgviz.EvCrash, kgviz.EvRestart, kgviz.EvClose, kgviz.EvZombie, kgviz.EvPollTimeout, kgviz.EvSlowStart,
+			kgviz.EvMemberEpoch:
+		case kgviz.EvAssigned, kgviz.EvRevoked:
+			if !assignments {
+				continue
+			}
 		case kgviz.EvTxnState, kgviz.EvMarker:
 			if !families[kgviz.FamilyTransactions] {
 				continue
@@ -185,3 +266,6 @@ func transcript(events []kgviz.Event, families map[string]bool) string {
 	}
 	return b.String()
 }
+
+var knownFamilies = map[string]bool{kgviz.FamilyGroup: true, kgviz.FamilyOffsets: true, kgviz.FamilyFetch: true,
+	kgviz.FamilyProduce: true, kgviz.FamilyTransactions: true}

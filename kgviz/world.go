@@ -2,58 +2,68 @@ package kgviz
 
 import (
 	"fmt"
+	"iter"
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/clock"
+	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+	"github.com/kgviz/kgviz/kgviz/modern"
 )
 
 // World is one simulated Kafka cluster: broker B1 with its partitions, the
-// group coordinator of "billing", the transaction coordinator, the members of
-// the group and the audit reader of "invoices". It is a pure state machine:
-// nothing happens between calls, time advances only in RunFor and RunUntil,
-// and the same calls give the same events, byte for byte.
+// group coordinator of "billing" and the transaction coordinator (package
+// broker), the members of the group (member*.go) and the audit reader of
+// "invoices". It is a pure state machine: nothing happens between calls,
+// time advances only in Step, RunFor and RunUntil, the members and the
+// broker talk only through typed messages, and the same calls give the same
+// events, byte for byte.
 //
 // Calls chain. The first error (bad input, an unreachable RunUntil, an
-// assignor that failed) is kept in Err; later calls then do nothing, so the
-// world stays as it was when the error happened.
+// assignor that failed) is kept in Err and recorded as an EvWorldStopped
+// event; later calls then do nothing, so the world stays as it was when the
+// error happened.
 type World struct {
-	cfg      config
-	assignor Assignor
-	now      int
-	err      error
-	events   []Event
+	cfg    config
+	err    error
+	clock  *clock.Clock
+	events event.Log
+	net    network
+	broker *broker.Broker
 
-	nextMsg  int
-	inflight []*message
+	topics    []topicSpec
+	inputTPs  []TopicPartition
+	topicBase map[string]int // input topic → index of its partition 0 in inputTPs
+	shortBy   []string       // by input partition index: the page's name ("o2")
+	invoices  TopicPartition
 
-	topics   []topicSpec
-	inputs   map[TopicPartition]*partitionLog
-	invoices *partitionLog
-	coord    *coordinator
-	txn      *txnCoordinator
-
-	procs   []*process          // every process ever started, in start order
-	current map[string]*process // member name → its newest process
-	names   []string            // member names in the order they were added
-	holders map[TopicPartition]*process
-	heldBy  map[*process][]TopicPartition
-	// changedProcs: processes whose partitions or state changed since the last refreshHolders
-	changedProcs []*process
-	inputTPs     []TopicPartition
-	tpIndex      map[TopicPartition]int
-	// shortNames: input partition → the page's name ("o2")
-	shortNames map[TopicPartition]string
-	paused     map[TopicPartition]bool
-	dirty      bool
-	nextPID    int64
-	actions    []scheduled
-	runStart   int
+	procs    []*member          // every process ever started, in start order
+	current  map[string]*member // member name → its newest process
+	conns    []*member          // network connection → process (connections are numbered from 1)
+	running  []*member          // the processes that run, in start order
+	names    []string           // member names in the order they were added
+	nextConn int
+	pauses   pauseTracker
+	plans    []crashAt // AtTick crash points, by tick
+	runFrom  int       // event index where the running RunUntil started
+	// ver counts what can change what a condition sees: every recorded event
+	// and every message a member receives (but a heartbeat's plain answer).
+	ver        uint64
+	settledVer uint64
+	settledVal bool
+	// unsettledHint is the process computeSettled last found unsettled.
+	unsettledHint *member
+	img           *modern.TopicsImage // the members' view of the topics (consumer group protocol)
+	afterStep     func()              // a test's check after every tick
 }
 
-type scheduled struct {
+type crashAt struct {
 	tick int
-	name string
-	fn   func()
+	p    *member
+	cp   CrashPoint
 }
 
 // NewWorld builds a world with the defaults of DEMOS.md, changed by opts.
@@ -63,75 +73,107 @@ func NewWorld(opts ...Option) *World {
 	cfg := defaultConfig()
 	err := applyOptions(&cfg, opts, false)
 	if err == nil && len(cfg.topics) == 0 {
-		err = fmt.Errorf("NewWorld: an empty topic list: the group needs at least one input topic (WithTopic)")
+		err = fmt.Errorf("NewWorld: no input topic: WithOnlyTopics() needs at least one WithTopic(name, partitions, prefix)")
 	}
 	if err == nil {
 		w.cfg = cfg
 	}
 	w.init()
-	w.err = err
+	if err != nil {
+		w.fail(err)
+	}
 	return w
 }
 
 func (w *World) init() {
-	w.assignor = w.cfg.assignor
+	w.clock = clock.New()
+	w.net = network{w: w}
+	w.current = map[string]*member{}
+	w.conns = []*member{nil}
 	w.topics = append([]topicSpec(nil), w.cfg.topics...)
-	w.inputs = map[TopicPartition]*partitionLog{}
-	w.current = map[string]*process{}
-	w.holders = map[TopicPartition]*process{}
-	w.heldBy = map[*process][]TopicPartition{}
-	w.tpIndex = map[TopicPartition]int{}
-	w.paused = map[TopicPartition]bool{}
-	w.nextPID = 1000
-	w.coord = newCoordinator(w)
-	w.txn = newTxnCoordinator(w)
-	w.invoices = newPartitionLog("invoices", 0)
-	w.shortNames = map[TopicPartition]string{}
+	w.topicBase = map[string]int{}
+	w.broker = broker.New(broker.Config{Name: Broker, PartitionName: w.short, InternalTopics: true,
+		TransactionVersion:             w.cfg.transactionVersion,
+		ConsumerGroupHeartbeatInterval: w.cfg.consumerHeartbeatInterval, ConsumerGroupSessionTimeout: w.cfg.consumerSessionTimeout},
+		w.clock, &w.net, recorder{w})
 	for _, t := range w.topics {
+		w.broker.CreateTopic(t.name, t.partitions)
+		w.topicBase[t.name] = len(w.inputTPs)
 		for p := 0; p < t.partitions; p++ {
-			tp := TopicPartition{t.name, p}
-			w.tpIndex[tp] = len(w.inputTPs)
+			tp := TopicPartition{Topic: t.name, Partition: p}
 			w.inputTPs = append(w.inputTPs, tp)
-			w.shortNames[tp] = t.prefix + strconv.Itoa(p)
-			log := newPartitionLog(t.name, p)
-			for off := 0; off < w.cfg.recordsPerPartition; off++ {
-				log.appendRecord(LogRecord{Record: t.prefix + strconv.Itoa(p) + "." + strconv.Itoa(off), State: StateCommitted, PID: -1})
+			w.shortBy = append(w.shortBy, t.prefix+strconv.Itoa(p))
+			records := make([]string, w.cfg.recordsPerPartition)
+			for off := range records {
+				records[off] = t.prefix + strconv.Itoa(p) + "." + strconv.Itoa(off)
 			}
-			w.inputs[tp] = log
+			w.broker.Preload(tp, records...)
 		}
 	}
-	w.record(Event{Type: EvConfig, Member: Broker, PID: -1, Detail: "assignor=" + w.assignor.Name()})
-	w.record(Event{Type: EvConfig, Member: Broker, PID: -1, Detail: "isolation.level=" + w.cfg.isolation.String()})
+	w.pauses = newPauseTracker(len(w.inputTPs))
+	w.invoices = TopicPartition{Topic: "invoices", Partition: 0}
+	w.broker.CreateTopic(w.invoices.Topic, 1)
+	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingAssignor, Assignor: w.cfg.assignors[0].Name()}.
+		WithPartitions(assignorNames(w.cfg.assignors)))
+	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingIsolation, Isolation: w.cfg.isolation})
+	if w.cfg.transactionVersion > 1 {
+		w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingTransactionVersion, Count: w.cfg.transactionVersion})
+	}
 }
 
-func (w *World) record(e Event) {
-	e.Tick = w.now
-	w.events = append(w.events, e)
+func assignorNames(list []Assignor) []string {
+	out := make([]string, len(list))
+	for i, a := range list {
+		out[i] = a.Name()
+	}
+	return out
 }
+
+// recorder is the broker's broker.Recorder: the world's event log, each
+// event stamped with the current tick.
+type recorder struct{ w *World }
+
+func (r recorder) Record(e event.Event) { r.w.record(e) }
+
+func (w *World) record(e event.Event) {
+	e.Tick = w.clock.Now()
+	w.events.Append(e)
+	w.ver++
+}
+
+func (w *World) now() int { return w.clock.Now() }
 
 // Err returns the first error the world met, or nil.
 func (w *World) Err() error { return w.err }
 
 // Now returns the current tick.
-func (w *World) Now() int { return w.now }
+func (w *World) Now() int { return w.clock.Now() }
 
-// Events returns every event recorded so far, in order. The slice is a copy.
-func (w *World) Events() []Event { return append([]Event(nil), w.events...) }
+// Events iterates over every event recorded so far, in order, with its index:
+//
+//	for _, e := range w.Events() { ... }
+func (w *World) Events() iter.Seq2[int, Event] { return w.events.All() }
+
+// EventsSince iterates over the events from index n on (n as returned by
+// EventCount before).
+func (w *World) EventsSince(n int) iter.Seq2[int, Event] { return w.events.From(n) }
+
+// EventCount returns how many events were recorded so far.
+func (w *World) EventCount() int { return w.events.Len() }
+
+// Event returns the i-th event (0-based), or the zero Event if there is none.
+func (w *World) Event(i int) Event {
+	if i < 0 || i >= w.events.Len() {
+		return Event{}
+	}
+	return w.events.At(i)
+}
 
 // Members returns the member names in the order they were added.
 func (w *World) Members() []string { return append([]string(nil), w.names...) }
 
 // Partitions returns the input partitions' short names in order ("o0" ... "p2").
-func (w *World) Partitions() []string {
-	var out []string
-	for _, tp := range w.inputPartitions() {
-		out = append(out, w.short(tp))
-	}
-	return out
-}
-
-// inputPartitions lists the input partitions in order (computed once).
-func (w *World) inputPartitions() []TopicPartition { return w.inputTPs }
+func (w *World) Partitions() []string { return w.shortNames(w.inputTPs) }
 
 func (w *World) topicNames() []string {
 	names := make([]string, 0, len(w.topics))
@@ -150,24 +192,34 @@ func (w *World) topicCounts() map[string]int {
 	return m
 }
 
+// index returns an input partition's index in inputTPs, -1 for any other partition.
+func (w *World) index(tp TopicPartition) int32 {
+	base, ok := w.topicBase[tp.Topic]
+	if !ok || tp.Partition < 0 || base+tp.Partition >= len(w.inputTPs) || w.inputTPs[base+tp.Partition].Topic != tp.Topic {
+		return -1
+	}
+	return int32(base + tp.Partition)
+}
+
 // short names an input partition the page's way ("o2"); others as Kafka does.
 func (w *World) short(tp TopicPartition) string {
-	if s, ok := w.shortNames[tp]; ok {
-		return s
+	if i := w.index(tp); i >= 0 {
+		return w.shortBy[i]
 	}
 	return tp.String()
 }
 
-func (w *World) shortList(tps []TopicPartition) string {
+// shortNames names partitions the page's way.
+func (w *World) shortNames(tps []TopicPartition) []string {
 	s := make([]string, len(tps))
 	for i, tp := range tps {
 		s[i] = w.short(tp)
 	}
-	return strings.Join(s, " ")
+	return s
 }
 
 func (w *World) parsePartition(name string) (TopicPartition, bool) {
-	for _, tp := range w.inputPartitions() {
+	for _, tp := range w.inputTPs {
 		if w.short(tp) == name || tp.String() == name {
 			return tp, true
 		}
@@ -175,17 +227,19 @@ func (w *World) parsePartition(name string) (TopicPartition, bool) {
 	return TopicPartition{}, false
 }
 
-// fail keeps the first error.
+// fail keeps the first error and records it (EvWorldStopped).
 func (w *World) fail(err error) *World {
 	if w.err == nil {
 		w.err = err
+		w.record(event.Event{Type: event.EvWorldStopped, Member: Broker}.WithText(err.Error()))
 	}
 	return w
 }
 
 // AddMember starts a new member process (a consumer of orders and payments
 // plus a producer to invoices) named id, e.g. "C2". It joins the group at
-// once. Options: WithCommit, WithProducer, WithInstanceID or Static, timeouts.
+// once. Options: WithCommit, WithProducer, WithAssignor, WithInstanceID or
+// Static, timeouts.
 func (w *World) AddMember(id string, opts ...Option) *World {
 	if w.err != nil {
 		return w
@@ -197,9 +251,12 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 		return w.fail(fmt.Errorf("AddMember(%q): a member with this id already exists", id))
 	}
 	cfg := w.cfg
-	cfg.producerSet, cfg.commitSet = false, false
-	cfg.instanceID, cfg.static = "", false
+	cfg.producerSet, cfg.commitSet, cfg.assignorsSet = false, false, false
+	cfg.instanceID, cfg.static, cfg.explicit = "", false, nil
 	if err := applyOptions(&cfg, opts, true); err != nil {
+		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
+	}
+	if err := cfg.protocolConflict(); err != nil {
 		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
 	}
 	if cfg.static && cfg.instanceID == "" {
@@ -211,7 +268,7 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 		}
 	}
 	w.names = append(w.names, id)
-	w.startProcess(id, cfg)
+	w.startProcess(id, w.withGroupAssignor(cfg))
 	return w
 }
 
@@ -228,16 +285,19 @@ func validName(id string) error {
 	return nil
 }
 
-func (w *World) member(call, id string) (*process, error) {
+func (w *World) member(call, id string) (*member, error) {
 	p, ok := w.current[id]
 	if !ok {
-		known := strings.Join(w.names, ", ")
-		if known == "" {
-			known = "none yet"
-		}
-		return nil, fmt.Errorf("%s(%q): no such member (members: %s)", call, id, known)
+		return nil, fmt.Errorf("%s(%q): no such member (members: %s)", call, id, w.memberList())
 	}
 	return p, nil
+}
+
+func (w *World) memberList() string {
+	if len(w.names) == 0 {
+		return "none yet"
+	}
+	return strings.Join(w.names, ", ")
 }
 
 // Close closes member id gracefully at its next poll(): it commits what
@@ -251,44 +311,19 @@ func (w *World) Close(id string) *World {
 	if err != nil {
 		return w.fail(err)
 	}
-	if !p.alive {
-		return w.fail(fmt.Errorf("Close(%q): the member is not running", id))
+	if !p.alive() {
+		return w.fail(fmt.Errorf("Close(%q): the member is not running (it is %s)", id, p.lifecycle))
 	}
-	if p.closing { // close() twice is a no-op, as in Kafka
+	if p.lifecycle == LifecycleClosing { // close() twice is a no-op, as in Kafka
 		return w
 	}
-	p.closing = true
-	w.record(Event{Type: EvClose, Member: id, MemberID: p.memberID, PID: -1})
-	if p.phase.inPoll() && p.phase != phRevokeCommit {
+	p.lifecycle = LifecycleClosing
+	p.event(event.Event{Type: event.EvClose})
+	if p.phase.inPoll() && p.phase != PhaseRevokeCommit && p.phase != PhaseInitProducerID && p.phase != PhaseFindCoordinator {
 		p.close() // the application is in poll(): close() runs now
-		w.afterActions()
+		w.refreshPauses()
 	}
 	return w
-}
-
-// CrashPoint says when Crash takes effect.
-type CrashPoint struct {
-	afterRecords int
-	atTick       int
-	now          bool
-	desc         string
-}
-
-// AfterRecords crashes the member after it has processed n records of its
-// current batch (or of its next one, if it is not processing). n = 0 crashes
-// right after the batch is polled (and, in commit-before mode, committed).
-func AfterRecords(n int) CrashPoint {
-	return CrashPoint{afterRecords: n, atTick: -1, desc: fmt.Sprintf("AfterRecords(%d)", n)}
-}
-
-// AtTick crashes the member at the start of tick t.
-func AtTick(t int) CrashPoint {
-	return CrashPoint{afterRecords: -1, atTick: t, desc: fmt.Sprintf("AtTick(%d)", t)}
-}
-
-// Immediately crashes the member now, wherever it is.
-func Immediately() CrashPoint {
-	return CrashPoint{afterRecords: -1, atTick: -1, now: true, desc: "Immediately()"}
 }
 
 // Crash kills member id's process without a goodbye: no commit, no
@@ -302,8 +337,8 @@ func (w *World) Crash(id string, at ...CrashPoint) *World {
 	if err != nil {
 		return w.fail(err)
 	}
-	if !p.alive {
-		return w.fail(fmt.Errorf("Crash(%q): the member is not running (it crashed or closed at an earlier tick)", id))
+	if !p.alive() {
+		return w.fail(fmt.Errorf("Crash(%q): the member is not running (it %s at an earlier tick)", id, p.lifecycle))
 	}
 	cp := AfterRecords(2)
 	if len(at) > 1 {
@@ -313,19 +348,23 @@ func (w *World) Crash(id string, at ...CrashPoint) *World {
 		cp = at[0]
 	}
 	switch {
-	case cp.desc == "":
+	case cp.kind == "":
 		return w.fail(fmt.Errorf("Crash(%q): an empty crash point; use AfterRecords, AtTick or Immediately", id))
-	case cp.afterRecords < -1 || (cp.atTick < 0 && cp.afterRecords < 0 && !cp.now):
-		return w.fail(fmt.Errorf("Crash(%q, %s): the number of records must be at least 0", id, cp.desc))
-	case !cp.now && cp.afterRecords < 0 && cp.atTick < w.now:
-		return w.fail(fmt.Errorf("Crash(%q, %s): tick %d is in the past (now %d)", id, cp.desc, cp.atTick, w.now))
+	case cp.kind == event.ReasonAfterRecords && cp.arg < 0:
+		return w.fail(fmt.Errorf("Crash(%q, %s): the number of records must be at least 0", id, cp))
+	case cp.kind == event.ReasonAtTick && cp.arg < w.now():
+		return w.fail(fmt.Errorf("Crash(%q, %s): tick %d is in the past (now %d)", id, cp, cp.arg, w.now()))
 	}
-	if cp.now {
-		p.crash("Crash(Immediately())")
-		w.afterActions()
-		return w
+	switch cp.kind {
+	case event.ReasonImmediately:
+		p.crash(cp)
+		w.refreshPauses()
+	case event.ReasonAtTick:
+		w.plans = append(w.plans, crashAt{cp.arg, p, cp})
+		sort.SliceStable(w.plans, func(i, j int) bool { return w.plans[i].tick < w.plans[j].tick })
+	default:
+		p.crashPlan = &cp
 	}
-	p.crashPlan = &cp
 	return w
 }
 
@@ -343,19 +382,19 @@ func (w *World) Restart(id string) *World {
 		return w.fail(err)
 	}
 	switch {
-	case !p.alive:
-		w.startProcess(id, p.cfg)
+	case !p.alive():
+		w.startProcess(id, w.restartConfig(p))
 	case p.inSlowRecord():
-		p.zombie = true
+		p.lifecycle = LifecycleReplaced
 		p.touch()
-		w.record(Event{Type: EvZombie, Member: id, MemberID: p.memberID, PID: -1, Detail: "replaced by a restart while stuck in a slow record; the old process keeps running"})
-		w.startProcess(id, p.cfg)
+		p.event(event.Event{Type: event.EvZombie, Reason: event.ReasonReplaced})
+		w.startProcess(id, w.restartConfig(p))
 	default:
-		if !p.closing {
-			p.closing = true
-			w.record(Event{Type: EvClose, Member: id, MemberID: p.memberID, PID: -1})
+		if p.lifecycle != LifecycleClosing {
+			p.lifecycle = LifecycleClosing
+			p.event(event.Event{Type: event.EvClose})
 		}
-		p.restartAfterClose = true
+		p.restartOnClose = true
 	}
 	return w
 }
@@ -372,25 +411,70 @@ func (w *World) SlowNext(id string) *World {
 	if err != nil {
 		return w.fail(err)
 	}
-	if !p.alive {
-		return w.fail(fmt.Errorf("SlowNext(%q): the member is not running", id))
+	if !p.alive() {
+		return w.fail(fmt.Errorf("SlowNext(%q): the member is not running (it is %s)", id, p.lifecycle))
 	}
 	p.slowNext = true
 	return w
 }
 
-// SetAssignor changes partition.assignment.strategy; it takes effect at the
-// next rebalance.
-func (w *World) SetAssignor(a Assignor) *World {
+// SetAssignor changes partition.assignment.strategy for the member processes
+// started from now on (AddMember, Restart), as a changed consumer
+// configuration does in Kafka: running processes keep theirs. So that new
+// processes can join the running group, the assignor the group uses now is
+// kept after the given ones until the group has switched (Kafka's rolling
+// upgrade, KIP-429): the group votes for the new assignor once every member
+// lists it, and a member that still lists an eager assignor uses the eager
+// protocol, so eager to cooperative takes two rolling bounces.
+func (w *World) SetAssignor(a Assignor, more ...Assignor) *World {
 	if w.err != nil {
 		return w
 	}
-	if a == nil {
-		return w.fail(fmt.Errorf("SetAssignor(nil): an assignor is required, e.g. kgviz.CooperativeSticky"))
+	list, err := assignorList("SetAssignor", a, more)
+	if err != nil {
+		return w.fail(err)
 	}
-	w.assignor = a
-	w.record(Event{Type: EvConfig, Member: Broker, PID: -1, Detail: "assignor=" + a.Name()})
+	w.cfg.assignors = list
+	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingAssignor, Assignor: list[0].Name()}.
+		WithPartitions(assignorNames(list)))
 	return w
+}
+
+// restartConfig is the configuration of a restarted member: its own, with
+// the world's current partition.assignment.strategy unless the member was
+// given its own.
+func (w *World) restartConfig(p *member) config {
+	cfg := p.cfg
+	if !cfg.assignorsSet {
+		cfg.assignors = w.cfg.assignors
+	}
+	return w.withGroupAssignor(cfg)
+}
+
+// withGroupAssignor keeps, for a process started with the world's strategy
+// list, the assignor the group uses now while the list lacks it and the group
+// has members (the first step of Kafka's rolling upgrade): so a new process
+// can join a group that has not switched yet.
+func (w *World) withGroupAssignor(cfg config) config {
+	g := w.group()
+	if cfg.assignorsSet || g == nil || g.ProtocolName() == "" || g.Size() == 0 {
+		return cfg
+	}
+	cur := g.ProtocolName()
+	for _, a := range cfg.assignors {
+		if a.Name() == cur {
+			return cfg
+		}
+	}
+	for _, p := range w.procs {
+		for _, a := range p.cfg.assignors {
+			if a.Name() == cur {
+				cfg.assignors = append(append([]Assignor(nil), cfg.assignors...), a)
+				return cfg
+			}
+		}
+	}
+	return cfg
 }
 
 // SetIsolation switches the audit reader's isolation.level from this tick on.
@@ -399,10 +483,10 @@ func (w *World) SetIsolation(l IsolationLevel) *World {
 		return w
 	}
 	if l != ReadCommitted && l != ReadUncommitted {
-		return w.fail(fmt.Errorf("SetIsolation(%d): unknown isolation level", int(l)))
+		return w.fail(fmt.Errorf("SetIsolation(%d): unknown isolation level; use kgviz.ReadCommitted or kgviz.ReadUncommitted", int(l)))
 	}
 	w.cfg.isolation = l
-	w.record(Event{Type: EvConfig, Member: Broker, PID: -1, Detail: "isolation.level=" + l.String()})
+	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingIsolation, Isolation: l})
 	return w
 }
 
@@ -416,8 +500,8 @@ func (w *World) LoseNextProduceResponse(id string) *World {
 	if err != nil {
 		return w.fail(err)
 	}
-	if !p.alive {
-		return w.fail(fmt.Errorf("LoseNextProduceResponse(%q): the member is not running", id))
+	if !p.alive() {
+		return w.fail(fmt.Errorf("LoseNextProduceResponse(%q): the member is not running (it is %s)", id, p.lifecycle))
 	}
 	p.loseNextProduce = true
 	return w
@@ -432,27 +516,47 @@ func (w *World) RunFor(n int) *World {
 		return w.fail(fmt.Errorf("RunFor(%d): a negative tick count", n))
 	}
 	for i := 0; i < n && w.err == nil; i++ {
-		w.Tick()
+		w.Step()
 	}
 	return w
 }
 
 // RunUntil advances the world until cond holds (checked before every tick),
-// or fails after the run limit (WithRunLimit, 10000 ticks by default).
+// or fails after the run limit (WithRunLimit, 10000 ticks by default). A
+// condition that names a member checks that the member exists, and a
+// condition that can no longer hold (Stable() with no member running) fails
+// at once, saying why.
 func (w *World) RunUntil(cond Condition) *World {
 	if w.err != nil {
 		return w
 	}
-	if cond.fn == nil {
+	if cond.check == nil {
 		return w.fail(fmt.Errorf("RunUntil: an empty condition; use kgviz.Stable(), kgviz.Tick(n), ..."))
 	}
-	w.runStart = len(w.events)
-	start := w.now
-	for !cond.fn(w) {
-		if w.now-start >= w.cfg.runLimit {
-			return w.fail(fmt.Errorf("RunUntil(%s): not reached within %d ticks (from tick %d to %d)", cond.desc, w.cfg.runLimit, start, w.now))
+	for _, m := range cond.members {
+		if _, ok := w.current[m]; !ok {
+			return w.fail(fmt.Errorf("RunUntil(%s): no such member %q (members: %s)", cond.desc, m, w.memberList()))
 		}
-		w.Tick()
+	}
+	for _, r := range cond.records {
+		if !w.validRecord(r) {
+			return w.fail(fmt.Errorf("RunUntil(%s): no input record %q (records are named partition.offset, like %s.0 to %s.%d)",
+				cond.desc, r, w.Partitions()[0], w.Partitions()[len(w.inputTPs)-1], w.cfg.recordsPerPartition-1))
+		}
+	}
+	w.runFrom = w.events.Len()
+	st := &condState{from: w.runFrom}
+	start := w.now()
+	for !cond.check(w, st) {
+		if cond.impossible != nil {
+			if why := cond.impossible(w); why != "" {
+				return w.fail(fmt.Errorf("RunUntil(%s): cannot be reached at tick %d: %s", cond.desc, w.now(), why))
+			}
+		}
+		if w.now()-start >= w.cfg.runLimit {
+			return w.fail(fmt.Errorf("RunUntil(%s): not reached within %d ticks (from tick %d to %d)", cond.desc, w.cfg.runLimit, start, w.now()))
+		}
+		w.Step()
 		if w.err != nil {
 			return w
 		}
@@ -460,137 +564,101 @@ func (w *World) RunUntil(cond Condition) *World {
 	return w
 }
 
-// Tick advances the logical clock by one tick: messages sent in the previous
-// tick arrive, timers fire, and every running process takes one step.
-func (w *World) Tick() *World {
+// Step advances the logical clock by one tick:
+//
+//  1. crash points set for this tick (AtTick) take effect;
+//  2. the messages sent in the previous tick arrive, heartbeats last;
+//  3. due timers fire (session, rebalance and sync timeouts, transaction
+//     timeouts, a producer's request timeout and retries);
+//  4. every running member's heartbeat thread sends its heartbeat;
+//  5. every running member's application thread takes one step;
+//  6. every heartbeat thread checks max.poll.interval.ms.
+func (w *World) Step() *World {
 	if w.err != nil {
 		return w
 	}
-	w.now++
-	for len(w.actions) > 0 && w.actions[0].tick <= w.now {
-		a := w.actions[0]
-		w.actions = w.actions[1:]
-		a.fn()
-	}
-	for _, p := range w.procs {
-		if p.alive && p.crashPlan != nil && p.crashPlan.atTick >= 0 && p.crashPlan.atTick <= w.now {
-			p.crash("Crash(" + p.crashPlan.desc + ")")
+	w.clock.Advance()
+	for len(w.plans) > 0 && w.plans[0].tick <= w.now() {
+		c := w.plans[0]
+		w.plans = w.plans[1:]
+		if c.p.alive() {
+			c.p.crash(c.cp)
 		}
 	}
-	w.deliverDue()
-	w.coord.tick()
-	w.txn.tick()
-	for i := 0; i < len(w.procs); i++ {
-		if p := w.procs[i]; p.alive {
+	w.net.deliverDue()
+	w.clock.FireDue()
+	w.pruneRunning()
+	for _, p := range w.running {
+		if p.alive() {
+			p.heartbeat()
+		}
+	}
+	for i := 0; i < len(w.running); i++ { // a process started during a step steps too
+		if p := w.running[i]; p.alive() {
 			p.step()
 		}
 	}
-	for _, p := range w.procs {
-		if p.alive {
-			p.heartbeatThread()
+	for _, p := range w.running {
+		if p.alive() {
+			p.checkPollTimeout()
 		}
 	}
-	w.afterActions()
+	w.refreshPauses()
+	if w.afterStep != nil {
+		w.afterStep()
+	}
 	return w
 }
 
-// afterActions brings derived state (who consumes which partition) up to date.
-func (w *World) afterActions() {
-	if w.dirty {
-		w.dirty = false
-		w.refreshHolders()
+// pruneRunning drops the processes that ended from the running list.
+func (w *World) pruneRunning() {
+	kept := w.running[:0]
+	for _, p := range w.running {
+		if p.alive() {
+			kept = append(kept, p)
+		}
 	}
+	clear(w.running[len(kept):])
+	w.running = kept
 }
 
-// refreshHolders records partitions that stop (paused) or start (resumed)
-// being consumed by a running member of the group. Only the partitions of
-// processes that changed since the last call are looked at.
-func (w *World) refreshHolders() {
-	changed := w.changedProcs
-	w.changedProcs = w.changedProcs[:0:0]
-	if len(changed) == 0 {
-		return
-	}
-	dirty := make(map[*process]bool, len(changed))
-	var cand []int
-	seen := map[int]bool{}
-	add := func(tp TopicPartition) {
-		if i, ok := w.tpIndex[tp]; ok && !seen[i] {
-			seen[i] = true
-			cand = append(cand, i)
-		}
-	}
-	for _, p := range changed {
-		p.changed = false
-		dirty[p] = true
-		for _, tp := range w.heldBy[p] {
-			add(tp)
-		}
-		for _, tp := range p.owned {
-			add(tp)
-		}
-	}
-	sort.Ints(cand)
-	sort.Slice(changed, func(i, j int) bool { return changed[i].seq < changed[j].seq })
-	cur := map[TopicPartition]*process{} // what the changed processes consume now
-	for _, p := range changed {
-		if !p.alive || p.kicked || p.zombie || !p.joined {
-			continue
-		}
-		for _, tp := range p.owned {
-			if _, ok := p.positions[tp]; ok && cur[tp] == nil {
-				cur[tp] = p
-			}
-		}
-	}
-	for _, i := range cand {
-		tp := w.inputTPs[i]
-		old := w.holders[tp]
-		holder := old
-		if old == nil || dirty[old] {
-			holder = cur[tp]
-		}
-		if old == holder {
-			continue
-		}
-		if old != nil {
-			w.heldBy[old] = removeTP(w.heldBy[old], tp)
-		}
-		if holder == nil {
-			delete(w.holders, tp)
-			w.paused[tp] = true
-			w.record(Event{Type: EvPaused, Member: old.name, MemberID: old.memberID, Partition: w.short(tp), Generation: old.generation, PID: -1})
-			continue
-		}
-		w.holders[tp] = holder
-		w.heldBy[holder] = append(w.heldBy[holder], tp)
-		if w.paused[tp] {
-			delete(w.paused, tp)
-			w.record(Event{Type: EvResumed, Member: holder.name, MemberID: holder.memberID, Partition: w.short(tp), Generation: holder.generation, PID: -1})
-		}
-	}
-}
+// group returns the classic group "billing" on the broker (nil before the
+// first JoinGroup, or while it is a consumer group).
+func (w *World) group() *broker.ClassicGroup { return w.broker.Groups().Classic(GroupID) }
 
-func removeTP(tps []TopicPartition, tp TopicPartition) []TopicPartition {
-	for i, t := range tps {
-		if t == tp {
-			return append(tps[:i:i], tps[i+1:]...)
-		}
-	}
-	return tps
-}
+// consumerGroup returns the consumer group "billing" (KIP-848) on the broker
+// (nil unless Consumer members made it one).
+func (w *World) consumerGroup() *broker.ConsumerGroup { return w.broker.Groups().Consumer(GroupID) }
 
-// Generation returns the group's current generation (0 before the first rebalance).
-func (w *World) Generation() int { return w.coord.generation }
+// Generation returns the group's current generation (0 before the first
+// rebalance); for a consumer group (KIP-848), its group epoch.
+func (w *World) Generation() int {
+	if g := w.group(); g != nil {
+		return g.Generation()
+	}
+	if g := w.consumerGroup(); g != nil {
+		return g.GroupEpoch()
+	}
+	return 0
+}
 
 // GroupState returns the group coordinator's state: Empty, PreparingRebalance,
-// CompletingRebalance, Stable or Dead.
-func (w *World) GroupState() string { return w.coord.state }
+// CompletingRebalance, Stable or Dead; for a consumer group (KIP-848), Empty,
+// Assigning, Reconciling or Stable.
+func (w *World) GroupState() GroupState {
+	if g := w.group(); g != nil {
+		return g.State()
+	}
+	if g := w.consumerGroup(); g != nil {
+		return g.State()
+	}
+	return kafka.GroupEmpty
+}
 
 // Leader returns the name of the group leader's member ("" if none).
 func (w *World) Leader() string {
-	if m, ok := w.coord.members[w.coord.leader]; ok {
-		return m.name
+	if g := w.group(); g != nil {
+		return g.MemberClientID(g.Leader())
 	}
 	return ""
 }
@@ -601,26 +669,22 @@ func (w *World) Assignment() map[string][]string {
 	out := map[string][]string{}
 	for _, name := range w.names {
 		p := w.current[name]
-		if !p.alive || p.memberID == "" || p.generation == 0 {
+		if !p.alive() || p.group.memberID == "" || !p.group.assigned {
 			continue
 		}
-		parts := make([]string, 0, len(p.owned))
-		for _, tp := range p.owned {
-			parts = append(parts, w.short(tp))
-		}
-		out[name] = parts
+		out[name] = w.shortNames(p.owned)
 	}
 	return out
 }
 
 // Committed returns the committed offset of an input partition ("o2" or
-// "orders-2"), or -1 if none was committed.
+// "orders-2"), or -1 if none was committed (as Kafka's OffsetFetch says).
 func (w *World) Committed(partition string) (int, error) {
 	tp, ok := w.parsePartition(partition)
 	if !ok {
 		return 0, fmt.Errorf("Committed(%q): no such input partition (have %s)", partition, strings.Join(w.Partitions(), ", "))
 	}
-	if off, ok := w.coord.committed[tp]; ok {
+	if off, ok := w.broker.Groups().Committed(GroupID, tp); ok {
 		return off, nil
 	}
 	return -1, nil
@@ -629,7 +693,7 @@ func (w *World) Committed(partition string) (int, error) {
 // MemberID returns the current group member id of member name ("C2-1"), "" if none.
 func (w *World) MemberID(name string) string {
 	if p, ok := w.current[name]; ok {
-		return p.memberID
+		return p.group.memberID
 	}
 	return ""
 }
@@ -637,7 +701,16 @@ func (w *World) MemberID(name string) string {
 // Running says whether member name's newest process is running.
 func (w *World) Running(name string) bool {
 	p, ok := w.current[name]
-	return ok && p.alive
+	return ok && p.alive()
+}
+
+// Member returns the state of member name's newest process.
+func (w *World) Member(name string) (MemberInfo, error) {
+	p, err := w.member("Member", name)
+	if err != nil {
+		return MemberInfo{}, err
+	}
+	return p.info(), nil
 }
 
 // Join adds the members one at a time and lets the group settle after each
@@ -647,4 +720,18 @@ func (w *World) Join(members ...string) *World {
 		w.AddMember(m).RunUntil(Stable())
 	}
 	return w
+}
+
+// BrokerState returns the simulated broker, to read its partitions, groups
+// and transactions (stepping it by hand would break the world).
+func (w *World) BrokerState() *broker.Broker { return w.broker }
+
+// String summarizes the world on one line; a world stopped by an error says so first.
+func (w *World) String() string {
+	var b strings.Builder
+	if w.err != nil {
+		fmt.Fprintf(&b, "STOPPED at tick %d: %v | ", w.now(), w.err)
+	}
+	fmt.Fprintf(&b, "tick %d, group %s generation %d, assignment %v", w.now(), w.GroupState(), w.Generation(), w.Assignment())
+	return b.String()
 }

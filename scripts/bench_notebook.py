@@ -3,8 +3,8 @@
 
 Run with the project's venv (scripts/bench.sh does):  .venv/bin/python scripts/bench_notebook.py [--repeat N]
 
-It writes a throwaway notebook under build/bench/ whose first cell is the local-module cell of
-tools/testdata/smoke.ipynb, then a warm-up cell, then N bare `%%` cells N demo cells (a
+It writes a throwaway notebook under build/bench/ whose first cell is the first code cell of
+tools/testdata/smoke.ipynb (it imports kgviz), then a warm-up cell, then N bare `%%` cells N demo cells (a
 two-member world run until Stable, printing its Assignment), interleaved with `%%`-only cells. tools/nbrun.py executes
 it in one GoNB kernel (--cwd build, as make test-notebooks runs the smoke notebook) and times each
 cell (its JSON report's "seconds"); the script prints one JSON object:

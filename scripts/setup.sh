@@ -5,19 +5,32 @@
 # What it does (each step says whether it did work or found it already done):
 #   1. system packages: Debian `chromium` + `fonts-dejavu-core` (only as root with apt-get, only when missing)
 #   2. Python venv at .venv/ with the exact versions of tools/requirements.txt (JupyterLab, Notebook, nbclient,
-#      nbconvert, Playwright-Python (never downloads browsers: we drive /usr/bin/chromium), pytest)
-#   3. gonb + goimports built into .bin/ at the versions go.mod pins (its `tool` lines)
+#      nbconvert, Playwright-Python (never downloads browsers: we drive /usr/bin/chromium), pytest);
+#      the image profile installs tools/requirements-image.txt instead (JupyterLab and Notebook only)
+#   3. gonb + goimports built into .bin/ at the versions go.mod pins (its `tool` lines), and gopls (completion
+#      and hover in Go cells) at the version tools/gopls/go.mod pins
 #   4. the GoNB kernel registered INSIDE the venv (.venv/share/jupyter/kernels/gonb), never in ~/.local;
-#      its kernel.json puts .bin (goimports) and go's directory on PATH, and passes --go_work=<repo root>;
-#      plus venv-level Jupyter settings (no news/update/extension lookups)
-#   5. Go module download + build cache warm-up (go mod download, go build ./..., test binaries compiled)
+#      its kernel.json puts .bin (goimports, gopls) and go's directory on PATH, passes --go_work=<repo root>
+#      (kgviz imports from a notebook in any folder) and resolves Go modules from the local module cache only;
+#      plus venv-level Jupyter settings: gonb the default kernel, no news/update lookups, a read-only
+#      extension manager
+#   5. Go module download + build cache warm-up (go mod download, go build ./..., test binaries compiled);
+#      the image profile downloads only what notebooks build and warms the cache by executing 00-start-here
+#
+# Profiles (KGVIZ_PROFILE):
+#   dev (default)          developers and CI: everything above
+#   image                  the student image (Dockerfile): no test tools, no browser, no test binaries, Go tools
+#                          built with throw-away caches, module zips and gonb's docs dropped (see docs in Dockerfile)
 #
 # Environment knobs:
 #   KGVIZ_SKIP_APT=1       never call apt-get (e.g. in the Dockerfile, where apt runs in its own layer)
 #   KGVIZ_FORCE_APT=1      call apt-get install even if chromium is found (to check the apt path)
 #   KGVIZ_SKIP_WARM=1      skip step 5
+#   KGVIZ_STOP_AFTER=gotools  run steps 1-3 only (the Dockerfile's venv + tools layer)
 #   PYTHON=python3.11      interpreter used to create the venv (default: python3)
 set -euo pipefail
+PROFILE="${KGVIZ_PROFILE:-dev}"
+case "$PROFILE" in dev | image) ;; *) printf '[setup] ERROR: KGVIZ_PROFILE=%s (dev or image)\n' "$PROFILE" >&2; exit 1 ;; esac
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
 cd "$ROOT"
@@ -47,6 +60,7 @@ GO_BIN_DIR="$(dirname "$(command -v go)")"
 GO_VERSION="$(go env GOVERSION)"
 say "repo: $ROOT"
 say "go:   $GO_VERSION ($GO_BIN_DIR)"
+say "profile: $PROFILE"
 
 # ---------------------------------------------------------------------------------------------------------
 # 1. System packages: Debian chromium (headless browser tests / screenshots) and a font for text in them.
@@ -54,8 +68,11 @@ step_begin "system packages (chromium, fonts-dejavu-core)"
 need_pkgs=()
 [[ -x /usr/bin/chromium ]] || need_pkgs+=(chromium)
 [[ -e /usr/share/fonts/truetype/dejavu/DejaVuSans.ttf ]] || need_pkgs+=(fonts-dejavu-core)
+command -v bwrap >/dev/null 2>&1 || need_pkgs+=(bubblewrap) # kgviz grade's sandbox
 if [[ "${KGVIZ_FORCE_APT:-0}" == 1 ]]; then need_pkgs=(chromium fonts-dejavu-core); fi
-if [[ ${#need_pkgs[@]} -eq 0 ]]; then
+if [[ "$PROFILE" == image ]]; then
+	step_end "apt" "not needed (image profile: no browser tests in the student image)"
+elif [[ ${#need_pkgs[@]} -eq 0 ]]; then
 	step_end "apt" "already installed ($(/usr/bin/chromium --version 2>/dev/null | head -1))"
 elif [[ "${KGVIZ_SKIP_APT:-0}" == 1 ]]; then
 	warn "missing ${need_pkgs[*]}; KGVIZ_SKIP_APT=1 so not installing (browser tests need /usr/bin/chromium)"
@@ -74,44 +91,69 @@ fi
 
 # ---------------------------------------------------------------------------------------------------------
 # 2. Python venv with pinned tools.
-step_begin "python venv (.venv) from tools/requirements.txt"
+REQS=tools/requirements.txt
+[[ "$PROFILE" == image ]] && REQS=tools/requirements-image.txt
+step_begin "python venv (.venv) from $REQS"
 PYTHON="${PYTHON:-python3}"
 command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found (need CPython >= 3.10 with the venv module)"
 VENV="$ROOT/.venv"
 VPY="$VENV/bin/python"
 py_id="$("$PYTHON" -c 'import sys,platform; print(sys.version.split()[0], platform.machine())')"
-want="$(hash_of tools/requirements.txt) $py_id"
-SANITY='import importlib.util as u, sys
-sys.exit(any(u.find_spec(m) is None for m in ("jupyterlab", "notebook", "nbclient", "nbconvert", "nbformat",
-    "jupyter_server", "bleach", "anyio", "playwright", "pytest")))'
+want="$REQS $(hash_of "$REQS") $py_id"
+MODULES='"jupyterlab", "notebook", "nbclient", "nbconvert", "nbformat", "jupyter_server", "bleach", "anyio"'
+[[ "$PROFILE" == dev ]] && MODULES="$MODULES"', "playwright", "pytest"'
+SANITY="import importlib.util as u, sys
+sys.exit(any(u.find_spec(m) is None for m in ($MODULES)))"
 if [[ -x "$VPY" ]] && [[ "$(cat "$VENV/.kgviz-stamp" 2>/dev/null)" == "$want" ]] && "$VPY" -c "$SANITY" 2>/dev/null; then
 	step_end "venv" "up to date (python $py_id)"
 else
+	stamp="$(cat "$VENV/.kgviz-stamp" 2>/dev/null || true)"
 	if [[ ! -x "$VPY" ]] || ! "$VPY" -c 'pass' 2>/dev/null ||
-		{ [[ -f "$VENV/.kgviz-stamp" ]] && ! "$VPY" -c "$SANITY" 2>/dev/null; }; then
-		# missing, broken, or damaged under an up-to-date stamp: start over
+		{ [[ -n "$stamp" ]] && ! "$VPY" -c "$SANITY" 2>/dev/null; } || { [[ -n "$stamp" && "${stamp%% *}" != "$REQS" ]]; }; then
+		# missing, broken, damaged under an up-to-date stamp, or made from the other lock: start over
 		rm -rf "$VENV"
 		"$PYTHON" -m venv "$VENV" || die "'$PYTHON -m venv' failed (on Debian: apt-get install python3-venv)"
 	fi
-	"$VPY" -m pip install --disable-pip-version-check --no-input -q -r tools/requirements.txt
+	"$VPY" -m pip install --disable-pip-version-check --no-input -q -r "$REQS"
 	"$VPY" -m pip check >/dev/null || { "$VPY" -m pip check; die "pip check failed"; }
 	echo "$want" >"$VENV/.kgviz-stamp"
-	step_end "venv" "installed $(grep -c '==' tools/requirements.txt) pinned packages (python $py_id)"
+	step_end "venv" "installed $(grep -c '==' "$REQS") pinned packages (python $py_id)"
 fi
 
 # ---------------------------------------------------------------------------------------------------------
 # 3. gonb + goimports at the versions pinned by go.mod (tool lines), into .bin/.
-step_begin "go tools (.bin/gonb, .bin/goimports)"
+step_begin "go tools (.bin/gonb, .bin/goimports, .bin/gopls)"
 BIN="$ROOT/.bin"
 mkdir -p "$BIN"
-want="$(hash_of go.mod go.sum) $GO_VERSION"
-if [[ -x "$BIN/gonb" && -x "$BIN/goimports" && "$(cat "$BIN/.kgviz-stamp" 2>/dev/null)" == "$want" ]]; then
+want="$(hash_of go.mod go.sum tools/gopls/go.mod tools/gopls/go.sum) $GO_VERSION"
+if [[ -x "$BIN/gonb" && -x "$BIN/goimports" && -x "$BIN/gopls" && "$(cat "$BIN/.kgviz-stamp" 2>/dev/null)" == "$want" ]]; then
 	step_end "go tools" "up to date"
 else
-	go build -o "$BIN/gonb" github.com/janpfeifer/gonb
-	go build -o "$BIN/goimports" golang.org/x/tools/cmd/goimports
+	(
+		if [[ "$PROFILE" == image ]]; then
+			# The tools' own dependencies (x/tools, zmq4, staticcheck, ...) never enter the image's caches.
+			scratch="$(mktemp -d)"
+			trap 'chmod -R u+w "$scratch"; rm -rf "$scratch"' EXIT
+			export GOMODCACHE="$scratch/mod" GOCACHE="$scratch/cache"
+		fi
+		go build -o "$BIN/gonb" github.com/janpfeifer/gonb
+		go build -o "$BIN/goimports" golang.org/x/tools/cmd/goimports
+		go build -C tools/gopls -o "$BIN/gopls" golang.org/x/tools/gopls
+	)
 	echo "$want" >"$BIN/.kgviz-stamp"
-	step_end "go tools" "built $(go list -m -f '{{.Path}} {{.Version}}' github.com/janpfeifer/gonb) + goimports"
+	step_end "go tools" "built $(go list -m -f '{{.Path}} {{.Version}}' github.com/janpfeifer/gonb) + goimports + gopls $(go list -C tools/gopls -m -f '{{.Version}}' golang.org/x/tools/gopls)"
+fi
+
+summary() {
+	say "done in $(fmt_ms "$(ms_since "$T0")")"
+	for line in "${SUMMARY[@]}"; do say "  $line"; done
+}
+# The Dockerfile makes steps 1-3 a layer of their own (they depend only on the locks, go.mod and go.sum), so that
+# a change elsewhere in the repo does not rebuild the venv and the Go tools.
+if [[ "${KGVIZ_STOP_AFTER:-}" == gotools ]]; then
+	summary
+	say "stopped after the go tools (KGVIZ_STOP_AFTER=gotools)"
+	exit 0
 fi
 
 # ---------------------------------------------------------------------------------------------------------
@@ -119,7 +161,7 @@ fi
 step_begin "GoNB kernel (.venv/share/jupyter/kernels/gonb)"
 KDATA="$VENV/share/jupyter"
 KDIR="$KDATA/kernels/gonb"
-# gonb --install looks for goimports on PATH; --force_deps because gopls (autocomplete only) is absent.
+# gonb --install looks for goimports and gopls on PATH (--force_deps: install even if one is missing).
 PATH="$BIN:$GO_BIN_DIR:$PATH" JUPYTER_DATA_DIR="$KDATA" \
 	"$BIN/gonb" --install --force_deps --go_work="$ROOT" --logtostderr >"$VENV/.gonb-install.log" 2>&1 ||
 	{ cat "$VENV/.gonb-install.log" >&2; die "gonb --install failed"; }
@@ -127,20 +169,40 @@ PATH="$BIN:$GO_BIN_DIR:$PATH" JUPYTER_DATA_DIR="$KDATA" \
 # Always run .bin/gonb itself: gonb --install copies its binary into the kernel dir when it lives under
 # /tmp (a clone there would then keep a stale copy after go.mod moves gonb).
 rm -f "$KDIR/gonb" "$KDIR/gonb~"
-KGVIZ_KERNEL_PATH="$BIN:$GO_BIN_DIR" KGVIZ_GONB="$BIN/gonb" "$VPY" - "$KDIR/kernel.json" <<'PY'
+# Go modules come from the local module cache only (a file:// GOPROXY; GOSUMDB off because everything in it was
+# verified when setup downloaded it): a cell importing go-echarts or gonbui directly resolves the versions go.mod
+# pins, offline, instead of asking the network for the newest ones.
+# GoNB starts gopls with every kernel, and gopls loads the whole workspace (the repo) in the background: it runs at
+# the lowest CPU priority, so that on a 1-CPU pod the first cells do not wait for it.
+mkdir -p "$BIN/kernel"
+printf '#!/bin/sh\n# gopls for the GoNB kernel (scripts/setup.sh), at the lowest CPU priority.\nexec nice -n 19 "%s" "$@"\n' \
+	"$BIN/gopls" >"$BIN/kernel/gopls"
+chmod 0755 "$BIN/kernel/gopls"
+KGVIZ_KERNEL_PATH="$BIN/kernel:$BIN:$GO_BIN_DIR" KGVIZ_GONB="$BIN/gonb" KGVIZ_GOPROXY="file://$(go env GOMODCACHE)/cache/download" \
+	"$VPY" - "$KDIR/kernel.json" <<'PY'
 import json, os, sys
 p = sys.argv[1]
 k = json.load(open(p))
 k["argv"][0] = os.environ["KGVIZ_GONB"]
-k.setdefault("env", {})["PATH"] = os.environ["KGVIZ_KERNEL_PATH"] + ":${PATH}"
+env = k.setdefault("env", {})
+env["PATH"] = os.environ["KGVIZ_KERNEL_PATH"] + ":${PATH}"
+env["GOPROXY"] = os.environ["KGVIZ_GOPROXY"]
+env["GOSUMDB"] = "off"
 k["display_name"] = "Go (gonb)"
 json.dump(k, open(p, "w"), indent=1)
 PY
-# Server/Lab defaults for every Jupyter started from this venv (make lab, Binder's `jupyter notebook`):
-# no announcement/update/extension-manager lookups on the network, no "fetch news?" prompt.
-mkdir -p "$VENV/etc/jupyter/jupyter_server_config.d" "$KDATA/lab/settings"
-cat >"$VENV/etc/jupyter/jupyter_server_config.d/kgviz.json" <<'JSON'
+# Server/Lab defaults for every Jupyter started from this venv (make lab, Binder's `jupyter lab`/`notebook`):
+# gonb is the default kernel ("New notebook" opens Go), no announcement/update lookups, no "fetch news?" prompt,
+# and a read-only extension manager (nothing to install from PyPI in a class). They must be in
+# jupyter_server_config.json itself: traitlets reads no jupyter_server_config.d/*.json (only the server's
+# extension switches come from there), so settings put there never took effect.
+mkdir -p "$VENV/etc/jupyter" "$KDATA/lab/settings"
+rm -f "$VENV/etc/jupyter/jupyter_server_config.d/kgviz.json"
+cat >"$VENV/etc/jupyter/jupyter_server_config.json" <<'JSON'
 {
+  "MappingKernelManager": {
+    "default_kernel_name": "gonb"
+  },
   "LabApp": {
     "news_url": null,
     "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
@@ -161,6 +223,18 @@ step_end "kernel" "gonb -> ${KDIR#"$ROOT"/} (--go_work=$ROOT)"
 step_begin "go caches (mod download, build, test compile)"
 if [[ "${KGVIZ_SKIP_WARM:-0}" == 1 ]]; then
 	step_end "go warm" "skipped (KGVIZ_SKIP_WARM=1)"
+elif [[ "$PROFILE" == image ]]; then
+	# Only what a notebook builds: the go.mod files of the whole module graph (the kernel's `go get` reads
+	# them, offline) and the sources of the packages notebooks import; no test binaries. Then the module zips
+	# (the extracted sources are what builds read) and gonb's 64 MB of docs go. The Dockerfile then executes
+	# a notebook, which fills the build cache with exactly what a kernel needs.
+	go list -m all >/dev/null
+	go build ./kgviz ./charts ./exercises github.com/janpfeifer/gonb/gonbui github.com/go-echarts/go-echarts/v2/...
+	modcache="$(go env GOMODCACHE)"
+	find "$modcache/cache/download" -name '*.zip' -delete
+	gonb_dir="$(go list -m -f '{{.Dir}}' github.com/janpfeifer/gonb)"
+	chmod -R u+w "$gonb_dir" && rm -rf "$gonb_dir/docs"
+	step_end "go warm" "module cache $(du -sh "$modcache" | cut -f1), build cache $(du -sh "$(go env GOCACHE)" | cut -f1)"
 else
 	go mod download # every module in go.mod: notebooks' temp modules then resolve offline
 	warm="ok"
@@ -175,7 +249,5 @@ else
 fi
 
 # ---------------------------------------------------------------------------------------------------------
-total=$(ms_since "$T0")
-say "done in $(fmt_ms "$total")"
-for line in "${SUMMARY[@]}"; do say "  $line"; done
+summary
 say "next: 'make lab' (JupyterLab on notebooks/), 'make test' (everything)"

@@ -1,25 +1,30 @@
 #!/usr/bin/env python3
 """Generate the kgviz notebooks from their sources.
 
-    python3 tools/gen_notebooks.py           # write notebooks/, solutions/ and exercises/answers_gen_test.go
+    python3 tools/gen_notebooks.py           # write notebooks/, solutions/ and solutions/answers_gen_test.go
     python3 tools/gen_notebooks.py --check   # exit 1 if any generated file is out of date (CI)
 
 Sources: notebooks/src/NN-name.txt, one per notebook. A source is a list of cells, each starting with a
 marker line:
 
     === markdown                 a Markdown cell
-    === setup [bare]             the standard first code cell (its body must be empty), after a one-line
-                                 explanation unless "bare" (00-start-here explains it at length)
     === code                     a plain code cell
     === answer ex04-1            an answer cell: the stub the learner replaces (notebooks/)
     === solution                 the same answer cell as the teacher writes it (solutions/); follows its answer
     === check ex04-1 [points=N]  a graded check cell (locked)
+    === answer ex00-1 practice   a practice exercise (not graded): its answer and check cells are plain code
+    === check ex00-1 practice    cells marked {"kgviz": {"practice": "ex00-1"}}, with no nbgrader metadata
+    === explain ex04-3 [points=N] a manually graded answer (a Markdown cell the student writes in; nbgrader
+                                 "manually graded answer"; its rubric is in docs/instructor-guide.md)
+    === model                    the teacher's model answer of the explain cell before it (solutions/)
 
 From each source the script writes
     notebooks/NN-name.ipynb      the exercise version: answer cells hold the stubs
     solutions/NN-name.ipynb      the teacher's copy: answer cells hold the solutions; nothing else differs
-and, for the Go tests, exercises/answers_gen_test.go with every stub and solution as Go functions (renamed
-stubNN_name / solNN_name), so that `go test ./exercises` checks the very code the notebooks contain.
+and, for the Go tests, solutions/answers_gen_test.go with every stub and solution as Go functions (renamed
+stubNN_name / solNN_name), so that `go test ./solutions` checks the very code the notebooks contain against the
+exercises' registry. It lives in solutions/ with the answers, so that a student image without solutions/ carries
+no answer at all.
 
 Cells carry nbgrader metadata (answer cells: solution, grade_id "exNN-K-answer"; check cells: grade,
 grade_id "exNN-K", points), and notebooks are written without outputs (execution_count null).
@@ -37,24 +42,19 @@ ROOT = Path(__file__).resolve().parent.parent
 SRC = ROOT / "notebooks" / "src"
 OUT_EXERCISE = ROOT / "notebooks"
 OUT_SOLUTION = ROOT / "solutions"
-GO_TEST = ROOT / "exercises" / "answers_gen_test.go"
+GO_TEST = ROOT / "solutions" / "answers_gen_test.go"
 
-# The first code cell of every notebook: it points GoNB's scratch module at this repository (the folder above
-# the notebook) and reuses the repository's go.sum, so nothing is looked up on the network. Checked by
-# tools/testdata/smoke.ipynb.
-SETUP = (
-    '!*go mod edit -require=github.com/kgviz/kgviz@v0.0.0-00010101000000-000000000000 '
-    '-replace=github.com/kgviz/kgviz="${GONB_DIR}/.." && cp "${GONB_DIR}/../go.sum" .'
+# There is no setup cell: the GoNB kernel that scripts/setup.sh installs (locally, in the Docker image and on
+# Binder) runs with --go_work=<repo root>, so kgviz, charts and exercises import from a notebook in any folder
+# (a student's copy in ~/mywork/ included). The first code cell of every notebook used to be
+# `!*go mod edit -replace=...="${GONB_DIR}/.."`, which broke every later cell of a notebook moved elsewhere
+# (issue 10); a source that still has `=== setup` is rejected with this message.
+SETUP_REMOVED = (
+    "'=== setup' is gone: delete that line. The kernel's --go_work makes kgviz importable from any folder, "
+    "and a go mod edit cell broke every notebook moved out of notebooks/ (issue 10)"
 )
 
-# The sentence put before the setup cell in every notebook but 00, which explains it at length.
-SETUP_NOTE = (
-    "The next cell is the only plumbing in this notebook: it points the Go kernel at the kgviz module in the "
-    "folder above this notebook (your checkout, the Docker image or Binder alike) and reuses the project's "
-    "`go.sum`, so nothing is downloaded. Run it first; `00-start-here` explains it."
-)
-
-MARKER = re.compile(r"^=== (markdown|setup|code|answer|solution|check)\b(.*)$")
+MARKER = re.compile(r"^=== (markdown|setup|code|answer|solution|check|explain|model)\b(.*)$")
 KERNELSPEC = {"name": "gonb", "display_name": "Go (gonb)", "language": "go"}
 
 
@@ -70,9 +70,10 @@ def parse(path: Path) -> list[dict]:
         if m:
             kind, rest = m.group(1), m.group(2).split()
             cur = {"kind": kind, "args": rest, "lines": [], "line": lineno}
-            if kind == "solution":
-                if not cells or cells[-1]["kind"] != "answer" or "solution" in cells[-1]:
-                    raise SourceError(f"{path.name}:{lineno}: '=== solution' must follow an '=== answer' cell")
+            if kind in ("solution", "model"):
+                parent = "answer" if kind == "solution" else "explain"
+                if not cells or cells[-1]["kind"] != parent or "solution" in cells[-1]:
+                    raise SourceError(f"{path.name}:{lineno}: '=== {kind}' must follow an '=== {parent}' cell")
                 cells[-1]["solution"] = cur
             else:
                 cells.append(cur)
@@ -89,19 +90,25 @@ def parse(path: Path) -> list[dict]:
             c["lines"].pop(0)
         c["text"] = "\n".join(c["lines"])
     for c in cells:
-        if c["kind"] in ("answer", "check") and not c["args"]:
+        if c["kind"] in ("answer", "check", "explain") and not c["args"]:
             raise SourceError(f"{path.name}:{c['line']}: '=== {c['kind']}' needs an exercise id, e.g. ex04-1")
         if c["kind"] == "answer" and "solution" not in c:
             raise SourceError(f"{path.name}:{c['line']}: answer {c['args'][0]} has no '=== solution'")
-        if c["kind"] == "setup" and c["text"]:
-            raise SourceError(f"{path.name}:{c['line']}: '=== setup' takes no body")
+        if c["kind"] == "explain" and "solution" not in c:
+            raise SourceError(f"{path.name}:{c['line']}: explain {c['args'][0]} has no '=== model' answer")
+        if c["kind"] == "setup":
+            raise SourceError(f"{path.name}:{c['line']}: {SETUP_REMOVED}")
     answers = {c["args"][0] for c in cells if c["kind"] == "answer"}
     checks = [c["args"][0] for c in cells if c["kind"] == "check"]
     for gid in checks:
         if gid not in answers:
             raise SourceError(f"{path.name}: check {gid} has no answer cell")
-    if len(set(checks)) != len(checks):
-        raise SourceError(f"{path.name}: a check id is used twice")
+    for c in cells:
+        if c["kind"] == "check" and practice(c) != any(practice(a) for a in cells if a["kind"] == "answer" and a["args"][0] == c["args"][0]):
+            raise SourceError(f"{path.name}: {c['args'][0]}: its answer and check cells must both be practice, or neither")
+    explains = [c["args"][0] for c in cells if c["kind"] == "explain"]
+    if len(set(checks + explains)) != len(checks + explains):
+        raise SourceError(f"{path.name}: an exercise id is used twice")
     return cells
 
 
@@ -128,20 +135,44 @@ def nbgrader_regions(text: str) -> str:
     return "\n".join(out)
 
 
+def practice(c: dict) -> bool:
+    """A practice exercise's cell ("=== answer ex00-1 practice"): plain code, no nbgrader grade."""
+    return "practice" in c["args"][1:]
+
+
+def points_of(c: dict) -> int:
+    points = 1
+    for a in c["args"][1:]:
+        if a.startswith("points="):
+            points = int(a.split("=", 1)[1])
+    return points
+
+
+def number(stem: str) -> str:
+    """The notebook's number: "04" of 04-commit-..., "12a" of 12a-fencing-..."""
+    return stem.split("-", 1)[0]
+
+
 def notebook(cells: list[dict], stem: str, solution: bool) -> dict:
     out = []
     for i, c in enumerate(cells):
-        cid = f"{stem[:2]}-{i:02d}"
+        cid = f"{number(stem)}-{i:02d}"
         kind = c["kind"]
         if kind == "markdown":
             out.append({"cell_type": "markdown", "id": cid, "metadata": {}, "source": source_lines(c["text"])})
             continue
+        if kind == "explain":
+            text = c["solution"]["text"] if solution else c["text"]
+            meta = {"nbgrader": {"grade": True, "grade_id": c["args"][0], "locked": False, "points": points_of(c),
+                                 "schema_version": 3, "solution": True, "task": False}}
+            out.append({"cell_type": "markdown", "id": cid, "metadata": meta, "source": source_lines(text)})
+            continue
         meta: dict = {}
         text = c["text"]
-        if kind == "setup":
-            text = SETUP
-            if "bare" not in c["args"]:
-                out.append({"cell_type": "markdown", "id": f"{cid}-note", "metadata": {}, "source": source_lines(SETUP_NOTE)})
+        if kind in ("answer", "check") and practice(c):
+            meta = {"kgviz": {"practice": c["args"][0]}}
+            if kind == "answer" and solution:
+                text = c["solution"]["text"]
         elif kind == "answer":
             gid = c["args"][0]
             meta = {"nbgrader": {"grade": False, "grade_id": f"{gid}-answer", "locked": False,
@@ -150,10 +181,7 @@ def notebook(cells: list[dict], stem: str, solution: bool) -> dict:
                 text = nbgrader_regions(c["solution"]["text"])
         elif kind == "check":
             gid = c["args"][0]
-            points = 1
-            for a in c["args"][1:]:
-                if a.startswith("points="):
-                    points = int(a.split("=", 1)[1])
+            points = points_of(c)
             meta = {"nbgrader": {"grade": True, "grade_id": gid, "locked": True, "points": points,
                                  "schema_version": 3, "solution": False}}
         out.append({"cell_type": "code", "execution_count": None, "id": cid, "metadata": meta,
@@ -168,7 +196,8 @@ def notebook(cells: list[dict], stem: str, solution: bool) -> dict:
 
 FUNC = re.compile(r"^func\s+([A-Za-z_]\w*)\s*[\[(]", re.M)
 IMPORTS = {"fmt": "fmt", "sort": "sort", "strings": "strings", "slices": "slices", "maps": "maps",
-           "kgviz": "github.com/kgviz/kgviz/kgviz", "strconv": "strconv"}
+           "kgviz": "github.com/kgviz/kgviz/kgviz", "exercises": "github.com/kgviz/kgviz/exercises",
+           "strconv": "strconv"}
 
 
 def go_answers(sources: list[tuple[str, list[dict]]]) -> str:
@@ -176,7 +205,7 @@ def go_answers(sources: list[tuple[str, list[dict]]]) -> str:
     body = []
     used = set()
     for stem, cells in sources:
-        nn = stem[:2]
+        nn = number(stem)
         answers = [c for c in cells if c["kind"] == "answer"]
         if not answers:
             continue
@@ -198,7 +227,7 @@ def go_answers(sources: list[tuple[str, list[dict]]]) -> str:
     imports = "\n".join(std + ([""] if std and mod else []) + mod)
     return (
         "// Code generated by tools/gen_notebooks.py from notebooks/src/*.txt; DO NOT EDIT.\n\n"
-        "package exercises\n\n"
+        "package solutions_test\n\n"
         f"import (\n{imports}\n)\n\n" + "\n".join(body)
     )
 

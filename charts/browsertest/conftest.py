@@ -52,8 +52,10 @@ class Opened:
     """A page opened with the network blocked, recording console errors,
     page errors, dialogs (alert from injected script) and network requests."""
 
-    def __init__(self, browser, path):
-        self.ctx = browser.new_context(viewport={"width": 1000, "height": 800}, device_scale_factor=1)
+    def __init__(self, browser, path, init_script=None, width=1000):
+        self.ctx = browser.new_context(viewport={"width": width, "height": 800}, device_scale_factor=1)
+        if init_script:
+            self.ctx.add_init_script(init_script)
         self.page = self.ctx.new_page()
         self.errors, self.requests, self.dialogs = [], [], []
         self.page.on("console", lambda m: self.errors.append(m.text) if m.type == "error" else None)
@@ -84,8 +86,8 @@ class Opened:
 def opener(browser):
     opened = []
 
-    def _open(path):
-        o = Opened(browser, path)
+    def _open(path, init_script=None, width=1000):
+        o = Opened(browser, path, init_script, width)
         opened.append(o)
         return o
 

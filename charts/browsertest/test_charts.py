@@ -45,7 +45,7 @@ STATIC_JS = """ids => ids.map(id => {
 def wait_drawn(page, ids, timeout=20000):
     if ids:
         page.wait_for_function(
-            "ids => ids.every(id => { const el = document.getElementById(id); return el && el.getAttribute('data-kgviz-drawn') === '1' && el.querySelector('canvas'); })",
+            "ids => ids.every(id => { const el = document.getElementById(id); return el && el.getAttribute('data-kgviz-drawn') === '1' && el.querySelector('canvas, [_echarts_instance_] svg'); })",
             arg=ids, timeout=timeout)
         page.wait_for_timeout(300)  # let ECharts finish its first frame
 
@@ -112,3 +112,122 @@ def test_report_command(opener):
         for r in o.page.evaluate(CHECK_JS, ids):
             assert r["drawn"] and r["ink"] > 2000 and r["img"] == 0, r
         assert o.errors == [] and o.requests == [], (o.errors, o.requests)
+
+
+# The worlds of charts/internal/worlds: one page each with every view.
+WORLDS = ["commit-after", "commit-before", "cooperative", "empty", "fencing", "idempotent", "incomplete", "leaving",
+          "lso", "range", "rebalance", "reprocessing", "stopped", "switch", "transactions", "zombie"]
+SVG_RENDERER = "window.kgvizRenderer = 'svg';"
+
+# Every visible text of a chart drawn by ECharts' SVG renderer, with its box.
+TEXTS_JS = """id => { const el = document.getElementById(id); const out = [];
+  el.querySelectorAll('[_echarts_instance_] svg text').forEach(t => { const r = t.getBoundingClientRect();
+    if (r.width > 0 && r.height > 0 && t.getAttribute('opacity') !== '0')
+      out.push({t: t.textContent, x0: r.left, y0: r.top, x1: r.right, y1: r.bottom}); });
+  return out; }"""
+
+
+def overlaps(texts):
+    bad = []
+    for i, a in enumerate(texts):
+        for b in texts[i + 1:]:
+            if a["x0"] < b["x1"] - 1 and b["x0"] < a["x1"] - 1 and a["y0"] < b["y1"] - 1 and b["y0"] < a["y1"] - 1:
+                bad.append((a["t"], b["t"]))
+    return bad
+
+
+def test_world_pages_listed(manifest):
+    pages = sorted(p[len("world-"):-len(".html")] for p in manifest if p.startswith("world-"))
+    assert pages == WORLDS, "keep WORLDS in step with charts/internal/worlds"
+
+
+@pytest.mark.parametrize("name", ["world-%s.html" % w for w in WORLDS])
+def test_world_page(opener, manifest, name):
+    """Every view of every world draws, with no console error and nothing fetched."""
+    entry = manifest[name]
+    o = opener(OUT / name)
+    wait_drawn(o.page, entry["live"])
+    o.page.screenshot(path=str(SHOTS / name.replace(".html", ".png")), full_page=True)
+    for r in o.page.evaluate(CHECK_JS, entry["live"]):
+        assert r["drawn"] and r["ink"] > 2000 and r["img"] == 0, r
+    assert o.errors == [] and o.requests == [] and o.dialogs == [], (o.errors, o.requests, o.dialogs)
+
+
+@pytest.mark.parametrize("name,width", [(n, 1000) for n in ["sequence.html", "timeline.html", "topiclog.html"] +
+                                        ["world-%s.html" % w for w in WORLDS]] +
+                         [(n, 640) for n in ["world-fencing.html", "world-stopped.html", "world-incomplete.html", "world-commit-after.html"]])
+def test_no_text_overlaps(opener, manifest, name, width):
+    """Drawn by ECharts' own SVG renderer, no text of a live chart overlaps another: sequence labels (the
+    AddPartitionsToTxn/AddOffsetsToTxn pair, FindCoordinator at tick 0), the ✕ of lost messages, mark labels,
+    glyphs on lanes, topic log cells and their ✗, legends, banners, at a wide and a narrow output."""
+    entry = manifest[name]
+    o = opener(OUT / name, SVG_RENDERER, width)
+    wait_drawn(o.page, entry["live"])
+    counted = 0
+    for cid in entry["live"]:
+        texts = o.page.evaluate(TEXTS_JS, cid)
+        counted += len(texts)
+        assert overlaps(texts) == [], (cid, width, overlaps(texts)[:10])
+    assert counted > 10 * len(entry["live"]), "too few texts: is the SVG renderer on?"
+    assert o.errors == [], o.errors
+
+
+def chart_texts(page, cid):
+    return [t["t"] for t in page.evaluate(TEXTS_JS, cid)]
+
+
+def test_rough_edges_in_live_charts(opener, manifest):
+    """What the rough-edge worlds must show, read from the live charts (ECharts' SVG renderer)."""
+    def open_world(w):
+        o = opener(OUT / ("world-%s.html" % w), SVG_RENDERER)
+        wait_drawn(o.page, manifest["world-%s.html" % w]["live"])
+        return o.page
+
+    page = open_world("stopped")
+    for cid in manifest["world-stopped.html"]["live"]:
+        assert any("The world stopped at tick" in t or "World stopped stopped at tick" in t for t in chart_texts(page, cid)), cid
+    page = open_world("empty")
+    for cid in manifest["world-empty.html"]["live"]:
+        assert any("Nothing to show" in t or "nothing written yet" in t for t in chart_texts(page, cid)), cid
+    page = open_world("switch")
+    for view in ("timeline", "heatmap", "sequence"):
+        texts = chart_texts(page, "w-switch-" + view)
+        assert "assignor → cooperative-sticky" in texts and "isolation → read_committed" in texts, (view, texts)
+    page = open_world("incomplete")
+    texts = chart_texts(page, "w-incomplete-heatmap")
+    assert "⚠ unassigned g1" in texts and "unassigned by the assignor" in texts, texts
+    page = open_world("transactions")
+    texts = chart_texts(page, "w-transactions-topiclog")
+    assert "inv(p2.3)" in texts and not any("…" in t for t in texts), texts
+
+
+def test_sequence_shows_whole_run(opener, manifest):
+    """The live sequence diagram starts on the whole run (it showed the first ~35 ticks of 140+)."""
+    o = opener(OUT / "world-fencing.html")
+    wait_drawn(o.page, manifest["world-fencing.html"]["live"])
+    z = o.page.evaluate("""() => { const box = document.querySelector('#w-fencing-sequence [_echarts_instance_]');
+      const opt = echarts.getInstanceByDom(box).getOption();
+      return {dz: opt.dataZoom.map(d => [d.startValue, d.endValue]), y: [opt.yAxis[0].min, opt.yAxis[0].max],
+              extent: echarts.getInstanceByDom(box).getModel().getComponent('yAxis', 0).axis.scale.getExtent()}; }""")
+    assert z["y"][0] == 0 and z["y"][1] > 140, z
+    assert all(d == z["y"] for d in z["dz"]), z
+    assert z["extent"] == z["y"], z
+
+
+def test_tooltip_in_a_scaled_chart(opener, manifest):
+    """In an output narrower than the chart, the live chart scales down like its picture and the mouse still
+    finds the right cell."""
+    o = opener(OUT / "heatmap.html", None, 640)
+    wait_drawn(o.page, ["heatmap"])
+    info = o.page.evaluate("""() => { const el = document.getElementById('heatmap'); const box = el.querySelector('[_echarts_instance_]');
+      const p = echarts.getInstanceByDom(box).convertToPixel({gridIndex: 0}, ['10', 'o2']);
+      const r = box.getBoundingClientRect(); return {p, left: r.left, top: r.top, s: r.width / 960, el: el.clientWidth,
+      w: r.width}; }""")
+    assert info["w"] <= info["el"] + 1 and info["s"] < 0.8, info
+    x, y = info["left"] + info["p"][0] * info["s"], info["top"] + info["p"][1] * info["s"]
+    o.page.mouse.move(x, y)
+    o.page.mouse.move(x + 1, y)
+    o.page.wait_for_timeout(500)
+    tips = o.page.evaluate("() => Array.from(document.querySelectorAll('#heatmap div')).map(d => d.innerText).filter(t => t && t.indexOf('tick') >= 0)")
+    assert any(t.startswith("o2 · tick 10") for t in tips), tips
+    assert o.errors == [], o.errors

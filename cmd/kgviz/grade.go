@@ -1,464 +1,356 @@
 package main
 
 import (
-	"bytes"
-	"context"
 	"encoding/csv"
-	"encoding/json"
 	"errors"
 	"flag"
 	"fmt"
 	"io"
 	"os"
-	"os/exec"
+	"os/signal"
 	"path/filepath"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"time"
+
+	"github.com/kgviz/kgviz/exercises"
 )
 
-// The grader runs each submitted notebook headlessly with the GoNB kernel
-// (through tools/nbrun.py in the project's venv), one at a time and within a
-// time limit, and turns the graded check cells into a CSV gradebook.
+// kgviz grade: the batch grader.
 //
-// The course's own notebooks are the reference: a submission is matched to
-// the course notebook whose graded cells it shares (or whose file name it
-// contains), every check cell is put back exactly as the course has it (an
-// edited check is graded with the original and the row says so), a deleted
-// check scores 0, and a notebook that loops or hangs scores 0 for the checks
-// it did not reach. Nothing a submission does can stop the grader or change
-// another submission's rows.
+// For every submitted notebook, the answer cells (located by the course
+// copy's cell and grade ids) are checked to be Go declarations only, built
+// into a small program in a sandbox, and started there; the grader, with the
+// exercises' checks compiled in, calls the answer functions through a pipe,
+// runs the simulation and decides. No Jupyter kernel runs, no check cell of
+// the submission runs, and nothing the student's code prints counts. The
+// scenarios come from the exercises' public variants and from the teacher's
+// key (secret variants). See README "Grading a class" for the threat model.
 
-type notebook struct {
-	Cells    []map[string]any `json:"cells"`
-	Metadata map[string]any   `json:"metadata"`
-	Format   int              `json:"nbformat"`
-	Minor    int              `json:"nbformat_minor"`
+const (
+	defaultTimeout      = 5 * time.Minute
+	defaultCheckTimeout = 60 * time.Second
+	keyEnv              = "KGVIZ_GRADE_KEY"
+)
+
+func gradeUsage() string {
+	return fmt.Sprintf("kgviz grade [-course notebooks] [-out build/grades] [-timeout %s] [-check-timeout %s] [-j N] [-unsafe] SUBMISSIONS\n"+
+		"       (the grading key comes from $%s or -key)", defaultTimeout, defaultCheckTimeout, keyEnv)
 }
 
-type check struct {
-	id     string
-	points float64
-	source string
+type gradeOptions struct {
+	course, out, submissions string
+	key                      string
+	timeout, checkTimeout    time.Duration
+	jobs                     int
+	unsafe                   bool
+	cacheDir, module         string
+	memoryMiB, outputMiB     int
+	progress                 io.Writer // one line per submission (stdout)
+	log                      io.Writer // warnings (stderr)
 }
 
-type course struct {
-	name   string // file name
-	path   string
-	nb     notebook
-	checks []check
+// gradeResult is what a run produced (the rows, and for tests the sandbox's uids).
+type gradeResult struct {
+	rows      []gradeRow
+	gradebook string
+	totals    string
+	manual    []string // the explanations exported for the teacher, one file per student
+	uids      []int
+	root      string
+	seconds   []float64 // per submission, in the order of the files
+	setup     time.Duration
 }
 
-// gradeRow is one line of the gradebook.
-type gradeRow struct {
-	File, Exercise  string
-	Points, Max     float64
-	Message, Course string
-}
-
-func cellSource(c map[string]any) string {
-	switch v := c["source"].(type) {
-	case string:
-		return v
-	case []any:
-		var b strings.Builder
-		for _, s := range v {
-			if str, ok := s.(string); ok {
-				b.WriteString(str)
-			}
+func grade(args []string, stdout, stderr io.Writer) int {
+	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	o := gradeOptions{progress: stdout, log: stderr}
+	fs.StringVar(&o.course, "course", "notebooks", "the course notebooks: which exercises each notebook has, where their answer cells are")
+	fs.StringVar(&o.out, "out", "build/grades", "where gradebook.csv and totals.csv are written")
+	fs.StringVar(&o.key, "key", "", "the grading key: a secret phrase the secret scenarios are drawn from (default $"+keyEnv+")")
+	fs.DurationVar(&o.timeout, "timeout", defaultTimeout, "time limit per submitted notebook (checks finished before it keep their points)")
+	fs.DurationVar(&o.checkTimeout, "check-timeout", defaultCheckTimeout, "time limit per check")
+	fs.IntVar(&o.jobs, "j", runtime.NumCPU(), "submissions graded at the same time")
+	fs.BoolVar(&o.unsafe, "unsafe", false, "run the students' code WITHOUT a sandbox (only where none can be made, for code you trust)")
+	fs.StringVar(&o.cacheDir, "cache", "", "where the sandbox's Go build cache is kept between runs (default: the user cache folder)")
+	fs.StringVar(&o.module, "module", "", "the kgviz checkout the answers are built against (default: the one around the course folder or the current folder)")
+	fs.IntVar(&o.memoryMiB, "memory", int(runLimits.memory>>20), "address-space limit of a submission's program, in MiB")
+	fs.IntVar(&o.outputMiB, "output", 1, "output limit of a submission's program, in MiB (what it prints is ignored)")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, "usage: "+gradeUsage())
+		fs.PrintDefaults()
+	}
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
 		}
-		return b.String()
+		return 2
+	}
+	if fs.NArg() != 1 {
+		fs.Usage()
+		return 2
+	}
+	o.submissions = fs.Arg(0)
+	if o.key == "" {
+		o.key = os.Getenv(keyEnv)
+	}
+	res, err := runGrade(o)
+	if err != nil {
+		fmt.Fprintf(stderr, "kgviz grade: %v\n", err)
+		var ue usageError
+		if errors.As(err, &ue) {
+			return 2
+		}
+		return 1
+	}
+	fmt.Fprint(stdout, summary(res.rows))
+	fmt.Fprintf(stdout, "gradebook: %s (%d rows)\ntotals:    %s\n", res.gradebook, len(res.rows), res.totals)
+	if len(res.manual) > 0 {
+		fmt.Fprintf(stdout, "manual:    %s (%d students' explanations to grade by hand)\n", filepath.Join(filepath.Dir(res.gradebook), manualDirName), len(res.manual))
+	}
+	return 0
+}
+
+type usageError struct{ error }
+
+func runGrade(o gradeOptions) (*gradeResult, error) {
+	t0 := time.Now()
+	if o.key == "" {
+		return nil, usageError{fmt.Errorf("no grading key: set %s (or pass -key) to a secret phrase of your own; the secret scenarios are drawn from it. Keep it out of the repository and out of students' reach, and use a new one for every class", keyEnv)}
+	}
+	if o.timeout <= 0 || o.checkTimeout <= 0 || o.jobs < 1 || o.memoryMiB < 64 || o.outputMiB < 1 {
+		return nil, usageError{fmt.Errorf("-timeout and -check-timeout must be positive, -j at least 1, -memory at least 64, -output at least 1")}
+	}
+	courses, err := loadCourse(o.course)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	subs, err := findSubmissions(o.submissions)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if len(subs) == 0 {
+		return nil, usageError{fmt.Errorf("no .ipynb files in %s", o.submissions)}
+	}
+	if o.module == "" {
+		o.module = findModule(o.course)
+	}
+	if o.module == "" {
+		return nil, usageError{fmt.Errorf("no kgviz checkout found around %s or the current folder: pass -module", o.course)}
+	}
+	if o.unsafe && o.log != nil {
+		fmt.Fprintln(o.log, "kgviz grade: WARNING: -unsafe: the students' code runs without a sandbox, with your rights, and can read and change your files")
+	}
+	sb, err := newSandbox(sandboxOptions{unsafe: o.unsafe, moduleRoot: o.module, cacheDir: o.cacheDir, memory: int64(o.memoryMiB) << 20, log: o.log})
+	if err != nil {
+		return nil, err
+	}
+	defer sb.close()
+	// Interrupted (Ctrl-C, a closed terminal), the run still removes its
+	// scratch folder; its sandboxes die with it (bwrap --die-with-parent).
+	signals := make(chan os.Signal, 1)
+	signal.Notify(signals, os.Interrupt, syscall.SIGTERM, syscall.SIGHUP)
+	defer signal.Stop(signals)
+	stopped := make(chan struct{})
+	defer close(stopped)
+	go func() {
+		select {
+		case s := <-signals:
+			if o.log != nil {
+				fmt.Fprintf(o.log, "kgviz grade: %v: stopping, no gradebook written\n", s)
+			}
+			sb.close()
+			os.Exit(130)
+		case <-stopped:
+		}
+	}()
+	stdByName, stdAll := stdlib(sb.goBin)
+	g := &grader{courses: courses, sb: sb, variant: exercises.Secret(o.key), timeout: o.timeout, checkTimeout: o.checkTimeout,
+		outLimit: int64(o.outputMiB) << 20, std: stdAll, stdByName: stdByName}
+	if err := os.MkdirAll(o.out, 0o755); err != nil {
+		return nil, err
+	}
+
+	setup := time.Since(t0)
+	results := make([][]gradeRow, len(subs))
+	seconds := make([]float64, len(subs))
+	var mu sync.Mutex
+	work := make(chan int)
+	var wg sync.WaitGroup
+	for w := 0; w < min(o.jobs, len(subs)); w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range work {
+				start := time.Now()
+				rows := g.gradeFile(o.submissions, subs[i])
+				results[i] = rows
+				seconds[i] = time.Since(start).Seconds()
+				got, max, hand := 0.0, 0.0, 0.0
+				for _, r := range rows {
+					if r.Manual {
+						hand += r.Max
+						continue
+					}
+					got += r.Points
+					max += r.Max
+				}
+				if o.progress != nil {
+					mu.Lock()
+					manual := ""
+					if hand > 0 {
+						manual = fmt.Sprintf(" (+%s by hand)", fmtPoints(hand))
+					}
+					fmt.Fprintf(o.progress, "graded %-56s %4s / %-4s %5.1fs%s\n", rows[0].File, fmtPoints(got), fmtPoints(max), time.Since(start).Seconds(), manual)
+					mu.Unlock()
+				}
+			}
+		}()
+	}
+	for i := range subs {
+		work <- i
+	}
+	close(work)
+	wg.Wait()
+
+	res := &gradeResult{gradebook: filepath.Join(o.out, "gradebook.csv"), totals: filepath.Join(o.out, "totals.csv"), root: sb.root, seconds: seconds, setup: setup}
+	for _, r := range results {
+		res.rows = append(res.rows, r...)
+	}
+	sb.mu.Lock()
+	res.uids = append([]int(nil), sb.uids...)
+	sb.mu.Unlock()
+	if err := writeCSV(res.gradebook, gradebookRecords(res.rows)); err != nil {
+		return nil, err
+	}
+	if err := writeCSV(res.totals, totalsRecords(res.rows)); err != nil {
+		return nil, err
+	}
+	if res.manual, err = writeManual(filepath.Join(o.out, manualDirName), res.rows, courses, o.module); err != nil {
+		return nil, err
+	}
+	return res, nil
+}
+
+// findModule finds the kgviz checkout around dir, else around the current folder.
+func findModule(dir string) string {
+	for _, start := range []string{dir, "."} {
+		d, err := filepath.Abs(start)
+		if err != nil {
+			continue
+		}
+		for {
+			data, err := os.ReadFile(filepath.Join(d, "go.mod"))
+			if err == nil && strings.HasPrefix(strings.TrimSpace(string(data)), "module "+modulePath+"\n") {
+				return d
+			}
+			parent := filepath.Dir(d)
+			if parent == d {
+				break
+			}
+			d = parent
+		}
 	}
 	return ""
 }
 
-// gradedID returns the check id and points of a graded cell, as nbrun reads them.
-func gradedID(c map[string]any) (string, float64, bool) {
-	md, _ := c["metadata"].(map[string]any)
-	if kg, ok := md["kgviz"].(map[string]any); ok {
-		if id, ok := kg["graded"].(string); ok && id != "" {
-			p, _ := kg["points"].(float64)
-			return id, p, true
+func gradebookRecords(rows []gradeRow) [][]string {
+	out := [][]string{{"student_file", "course_notebook", "exercise", "points", "max_points", "message"}}
+	for _, r := range rows {
+		points := fmtPoints(r.Points)
+		if r.Manual {
+			points = "" // the teacher's to fill in
 		}
-	}
-	if nbg, ok := md["nbgrader"].(map[string]any); ok {
-		if g, _ := nbg["grade"].(bool); g {
-			if s, _ := nbg["solution"].(bool); !s {
-				id, _ := nbg["grade_id"].(string)
-				p, _ := nbg["points"].(float64)
-				return id, p, id != ""
-			}
-		}
-	}
-	return "", 0, false
-}
-
-func readNotebook(path string) (notebook, error) {
-	var nb notebook
-	data, err := os.ReadFile(path)
-	if err != nil {
-		return nb, err
-	}
-	if err := json.Unmarshal(data, &nb); err != nil {
-		return nb, fmt.Errorf("not a notebook (invalid JSON: %v)", err)
-	}
-	if nb.Format != 4 || nb.Cells == nil {
-		return nb, fmt.Errorf("not an nbformat 4 notebook")
-	}
-	return nb, nil
-}
-
-func loadCourse(dir string) ([]course, error) {
-	paths, err := filepath.Glob(filepath.Join(dir, "*.ipynb"))
-	if err != nil || len(paths) == 0 {
-		return nil, fmt.Errorf("no course notebooks in %s", dir)
-	}
-	sort.Strings(paths)
-	var out []course
-	for _, p := range paths {
-		nb, err := readNotebook(p)
-		if err != nil {
-			return nil, fmt.Errorf("%s: %v", p, err)
-		}
-		c := course{name: filepath.Base(p), path: p, nb: nb}
-		for _, cell := range nb.Cells {
-			if id, pts, ok := gradedID(cell); ok {
-				c.checks = append(c.checks, check{id: id, points: pts, source: cellSource(cell)})
-			}
-		}
-		if len(c.checks) > 0 {
-			out = append(out, c)
-		}
-	}
-	return out, nil
-}
-
-// match finds the course notebook a submission answers.
-func match(courses []course, file string, nb notebook) *course {
-	ids := map[string]bool{}
-	for _, cell := range nb.Cells {
-		if id, _, ok := gradedID(cell); ok {
-			ids[id] = true
-		}
-	}
-	best, bestN := -1, 0
-	for i, c := range courses {
-		n := 0
-		for _, ch := range c.checks {
-			if ids[ch.id] {
-				n++
-			}
-		}
-		if n > bestN {
-			best, bestN = i, n
-		}
-	}
-	if best >= 0 {
-		return &courses[best]
-	}
-	base := strings.TrimSuffix(filepath.Base(file), ".ipynb")
-	for i, c := range courses {
-		if strings.Contains(base, strings.TrimSuffix(c.name, ".ipynb")) {
-			return &courses[i]
-		}
-	}
-	return nil
-}
-
-type nbrunReport struct {
-	Results []struct {
-		Cells []struct {
-			Check  string `json:"check"`
-			Status string `json:"status"`
-			Errors []struct {
-				Ename, Evalue string
-			} `json:"errors"`
-		} `json:"cells"`
-		Problems []string `json:"problems"`
-	} `json:"results"`
-}
-
-func grade(args []string, out io.Writer) int {
-	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
-	fs.SetOutput(out)
-	courseDir := fs.String("course", "notebooks", "the course notebooks (the reference checks)")
-	outDir := fs.String("out", "build/grades", "where the gradebook and executed submissions go")
-	timeout := fs.Duration("timeout", 10*time.Minute, "time limit per submission")
-	cellTimeout := fs.Duration("cell-timeout", 120*time.Second, "time limit per cell")
-	python := fs.String("python", ".venv/bin/python", "the venv's python (made by scripts/setup.sh)")
-	nbrun := fs.String("nbrun", "tools/nbrun.py", "the notebook runner")
-	if err := fs.Parse(args); err != nil {
-		return 2
-	}
-	if fs.NArg() != 1 {
-		fmt.Fprintln(out, "usage: kgviz grade [-course notebooks] [-timeout 10m] [-out build/grades] SUBMISSIONS_DIR")
-		return 2
-	}
-	courses, err := loadCourse(*courseDir)
-	if err != nil {
-		fmt.Fprintf(out, "kgviz grade: %v\n", err)
-		return 2
-	}
-	subs, _ := filepath.Glob(filepath.Join(fs.Arg(0), "*.ipynb"))
-	sort.Strings(subs)
-	if len(subs) == 0 {
-		fmt.Fprintf(out, "kgviz grade: no .ipynb files in %s\n", fs.Arg(0))
-		return 2
-	}
-	absCourse, _ := filepath.Abs(*courseDir)
-	work := filepath.Join(*outDir, "work")
-	if err := os.MkdirAll(work, 0o755); err != nil {
-		fmt.Fprintf(out, "kgviz grade: %v\n", err)
-		return 2
-	}
-	var rows []gradeRow
-	for _, sub := range subs {
-		start := time.Now()
-		r := gradeOne(sub, courses, absCourse, work, *python, *nbrun, *timeout, *cellTimeout)
-		got, max := 0.0, 0.0
-		for _, row := range r {
-			got += row.Points
-			max += row.Max
-		}
-		fmt.Fprintf(out, "graded %-40s %5.1f / %-5.1f %5.1fs\n", filepath.Base(sub), got, max, time.Since(start).Seconds())
-		rows = append(rows, r...)
-	}
-	csvPath := filepath.Join(*outDir, "gradebook.csv")
-	if err := writeGradebook(csvPath, rows); err != nil {
-		fmt.Fprintf(out, "kgviz grade: %v\n", err)
-		return 1
-	}
-	fmt.Fprint(out, summary(rows))
-	fmt.Fprintf(out, "gradebook: %s (%d rows)\n", csvPath, len(rows))
-	return 0
-}
-
-// gradeOne grades one submission; whatever happens, it returns one row per
-// reference check (or one row saying why the file could not be graded).
-func gradeOne(sub string, courses []course, courseDir, work, python, nbrun string, timeout, cellTimeout time.Duration) []gradeRow {
-	file := filepath.Base(sub)
-	nb, err := readNotebook(sub)
-	if err != nil {
-		return []gradeRow{{File: file, Exercise: "-", Message: err.Error()}}
-	}
-	c := match(courses, file, nb)
-	if c == nil {
-		return []gradeRow{{File: file, Exercise: "-", Message: "matches no course notebook (no known graded cells)"}}
-	}
-	rows := make([]gradeRow, len(c.checks))
-	present := map[string]bool{}
-	for i, ch := range c.checks {
-		rows[i] = gradeRow{File: file, Exercise: ch.id, Max: ch.points, Course: c.name}
-	}
-	edited := map[string]bool{}
-	for _, cell := range nb.Cells {
-		id, _, ok := gradedID(cell)
-		if !ok {
-			continue
-		}
-		for _, ch := range c.checks {
-			if ch.id == id && !present[id] {
-				present[id] = true
-				if cellSource(cell) != ch.source {
-					edited[id] = true
-					cell["source"] = ch.source // graded with the course's check
-				}
-			}
-		}
-	}
-	prepared := filepath.Join(work, file)
-	data, _ := json.MarshalIndent(nb, "", " ")
-	if err := os.WriteFile(prepared, data, 0o644); err != nil {
-		for i := range rows {
-			rows[i].Message = "could not prepare the submission: " + err.Error()
-		}
-		return rows
-	}
-	report := filepath.Join(work, strings.TrimSuffix(file, ".ipynb")+".report.json")
-	os.Remove(report)
-	ctx, cancel := context.WithTimeout(context.Background(), timeout)
-	defer cancel()
-	cmd := exec.CommandContext(ctx, python, nbrun, "--expect", "none", "--cwd", courseDir,
-		"--timeout", strconv.Itoa(int(cellTimeout.Seconds())), "--out-dir", filepath.Join(work, "executed"), "--json", report, prepared)
-	// The kernel runs in a session of its own (jupyter_client), so a process
-	// group kill misses it: every process of this run carries a tag in its
-	// environment, and whatever still carries it at the end is killed.
-	tag := fmt.Sprintf("%d-%d", os.Getpid(), time.Now().UnixNano())
-	cmd.Env = append(os.Environ(), "KGVIZ_GRADE_RUN="+tag)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
-	cmd.Cancel = func() error {
-		killTagged(tag)
-		return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL)
-	}
-	cmd.WaitDelay = 5 * time.Second
-	var log bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &log, &log
-	runErr := cmd.Run()
-	killTagged(tag)
-	timedOut := errors.Is(ctx.Err(), context.DeadlineExceeded)
-	status := map[string]string{}
-	messages := map[string]string{}
-	if raw, err := os.ReadFile(report); err == nil && !timedOut {
-		var rep nbrunReport
-		if json.Unmarshal(raw, &rep) == nil && len(rep.Results) == 1 {
-			for _, cell := range rep.Results[0].Cells {
-				if cell.Check == "" {
-					continue
-				}
-				status[cell.Check] = cell.Status
-				if len(cell.Errors) > 0 {
-					messages[cell.Check] = cell.Errors[0].Ename + ": " + firstLine(cell.Errors[0].Evalue)
-				}
-			}
-		}
-	}
-	verdicts := checkOutputs(filepath.Join(work, "executed"), prepared)
-	for i := range rows {
-		id := rows[i].Exercise
-		switch {
-		case !present[id]:
-			rows[i].Message = "the check cell was deleted"
-		case timedOut:
-			rows[i].Message = fmt.Sprintf("the notebook did not finish within %s (an endless loop?)", timeout)
-		case status[id] == "ok":
-			rows[i].Points = rows[i].Max
-			rows[i].Message = or(verdicts[id], "passed")
-		case status[id] == "stderr":
-			rows[i].Message = "the check wrote to stderr"
-		case status[id] == "error" && verdicts[id] == "" && isInterrupt(messages[id]):
-			rows[i].Message = fmt.Sprintf("the cell did not finish within %s (an endless loop?)", cellTimeout)
-		case status[id] == "error":
-			rows[i].Message = or(verdicts[id], or(messages[id], "the check failed"))
-		case runErr != nil:
-			rows[i].Message = "the notebook could not be run: " + firstLine(lastLines(log.String()))
-		default:
-			rows[i].Message = "the check did not run"
-		}
-		if edited[id] && present[id] {
-			rows[i].Message = "check cell was edited; graded with the original. " + rows[i].Message
-		}
-	}
-	return rows
-}
-
-// checkOutputs reads the ✔/✘ verdict lines the checks printed, from the executed copy.
-func checkOutputs(executedDir, prepared string) map[string]string {
-	out := map[string]string{}
-	var found []string
-	filepath.WalkDir(executedDir, func(path string, d os.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && d.Name() == filepath.Base(prepared) {
-			found = append(found, path)
-		}
-		return nil
-	})
-	for _, m := range found {
-		nb, err := readNotebook(m)
-		if err != nil {
-			continue
-		}
-		for _, cell := range nb.Cells {
-			id, _, ok := gradedID(cell)
-			if !ok {
-				continue
-			}
-			outs, _ := cell["outputs"].([]any)
-			for _, o := range outs {
-				om, _ := o.(map[string]any)
-				if om["output_type"] != "stream" || om["name"] != "stdout" {
-					continue
-				}
-				text := cellSource(map[string]any{"source": om["text"]})
-				for _, line := range strings.Split(text, "\n") {
-					if strings.HasPrefix(line, "✔") || strings.HasPrefix(line, "✘") {
-						out[id] = strings.TrimSpace(line)
-					}
-				}
-			}
-		}
+		out = append(out, []string{r.File, r.Course, r.Exercise, points, fmtPoints(r.Max), r.Message})
 	}
 	return out
 }
 
-// killTagged kills every process whose environment holds KGVIZ_GRADE_RUN=tag
-// (Linux /proc; elsewhere it does nothing).
-func killTagged(tag string) {
-	want := []byte("KGVIZ_GRADE_RUN=" + tag + "\x00")
-	procs, _ := filepath.Glob("/proc/[0-9]*/environ")
-	for _, env := range procs {
-		data, err := os.ReadFile(env)
-		if err != nil || !bytes.Contains(append(data, 0), want) {
-			continue
+// totalsRecords sums the points per student: the automatic ones (points,
+// max_points) and, apart, the most the explanations the teacher grades by
+// hand can add (manual_max_points).
+func totalsRecords(rows []gradeRow) [][]string {
+	type tot struct {
+		files          map[string]bool
+		got, max, hand float64
+		unreadable     int
+	}
+	totals := map[string]*tot{}
+	for _, r := range rows {
+		t := totals[r.Student]
+		if t == nil {
+			t = &tot{files: map[string]bool{}}
+			totals[r.Student] = t
 		}
-		if pid, err := strconv.Atoi(filepath.Base(filepath.Dir(env))); err == nil && pid != os.Getpid() {
-			syscall.Kill(pid, syscall.SIGKILL)
+		t.files[r.File] = true
+		switch {
+		case r.Manual:
+			t.hand += r.Max
+		default:
+			t.got += r.Points
+			t.max += r.Max
+		}
+		if r.Exercise == "-" {
+			t.unreadable++
 		}
 	}
-}
-
-func isInterrupt(msg string) bool {
-	return strings.Contains(msg, "interrupt") || strings.Contains(msg, "CellTimeoutError")
-}
-
-func or(a, b string) string {
-	if a != "" {
-		return a
+	out := [][]string{{"student", "notebooks", "points", "max_points", "ungraded_files", "manual_max_points"}}
+	for _, s := range sortedKeys(totals) {
+		t := totals[s]
+		out = append(out, []string{s, strconv.Itoa(len(t.files)), fmtPoints(t.got), fmtPoints(t.max), strconv.Itoa(t.unreadable), fmtPoints(t.hand)})
 	}
-	return b
+	return out
 }
 
-func firstLine(s string) string {
-	s = strings.TrimSpace(s)
-	if i := strings.IndexByte(s, '\n'); i >= 0 {
-		return s[:i]
-	}
-	return s
-}
-
-func lastLines(s string) string {
-	lines := strings.Split(strings.TrimSpace(s), "\n")
-	return lines[len(lines)-1]
-}
-
-func writeGradebook(path string, rows []gradeRow) error {
-	f, err := os.Create(path)
+// writeCSV writes a file whole or not at all.
+func writeCSV(path string, records [][]string) error {
+	tmp := path + ".tmp"
+	f, err := os.Create(tmp)
 	if err != nil {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.Write([]string{"student_file", "exercise", "points", "max_points", "message"})
-	for _, r := range rows {
-		w.Write([]string{r.File, r.Exercise, fmtPoints(r.Points), fmtPoints(r.Max), r.Message})
-	}
-	w.Flush()
+	w.WriteAll(records)
 	if err := w.Error(); err != nil {
 		f.Close()
 		return err
 	}
-	return f.Close()
+	if err := f.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp, path)
 }
 
 func fmtPoints(p float64) string { return strconv.FormatFloat(p, 'f', -1, 64) }
 
 func summary(rows []gradeRow) string {
-	type tot struct{ got, max float64 }
+	type tot struct{ got, max, hand float64 }
 	totals := map[string]*tot{}
-	var files []string
+	var students []string
 	for _, r := range rows {
-		t := totals[r.File]
+		t := totals[r.Student]
 		if t == nil {
 			t = &tot{}
-			totals[r.File] = t
-			files = append(files, r.File)
+			totals[r.Student] = t
+			students = append(students, r.Student)
+		}
+		if r.Manual {
+			t.hand += r.Max
+			continue
 		}
 		t.got += r.Points
 		t.max += r.Max
 	}
+	sort.Strings(students)
 	var b strings.Builder
-	fmt.Fprintf(&b, "%-40s %8s %8s\n", "submission", "points", "max")
-	for _, f := range files {
-		fmt.Fprintf(&b, "%-40s %8s %8s\n", f, fmtPoints(totals[f].got), fmtPoints(totals[f].max))
+	fmt.Fprintf(&b, "%-40s %8s %8s %8s\n", "student", "points", "max", "manual")
+	for _, s := range students {
+		fmt.Fprintf(&b, "%-40s %8s %8s %8s\n", s, fmtPoints(totals[s].got), fmtPoints(totals[s].max), "+"+fmtPoints(totals[s].hand))
 	}
 	return b.String()
 }

@@ -2,7 +2,7 @@
 //
 //	kgviz report -demo NAME -o out.html   a standalone, offline HTML report of a demo world
 //	kgviz report -list                    the demo names
-//	kgviz grade [flags] SUBMISSIONS       run submitted notebooks, write a CSV gradebook
+//	kgviz grade [flags] SUBMISSIONS       grade submitted notebooks in a sandbox, write CSV gradebooks
 //
 // The report holds every view of the charts package (timeline, sequence
 // diagram, partition heatmap, topic log, pause meter, outcomes, assignment
@@ -10,6 +10,7 @@
 package main
 
 import (
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -22,33 +23,36 @@ import (
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout))
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
 
-// run executes a command line and returns the exit code. Everything, errors
-// included, goes to out: the tool never writes to stderr.
-func run(args []string, out io.Writer) int {
+// run executes a command line and returns the exit code. Results go to
+// stdout (a report's HTML, a gradebook summary); usage and errors go to
+// stderr, so that they never end up inside a redirected report.
+func run(args []string, stdout, stderr io.Writer) int {
 	if len(args) == 0 {
-		usage(out)
+		usage(stderr)
 		return 2
 	}
 	switch args[0] {
 	case "report":
-		return report(args[1:], out)
+		return report(args[1:], stdout, stderr)
 	case "grade":
-		return grade(args[1:], out)
+		return grade(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
-		usage(out)
+		usage(stdout)
 		return 0
 	default:
-		fmt.Fprintf(out, "kgviz: unknown command %q\n", args[0])
-		usage(out)
+		fmt.Fprintf(stderr, "kgviz: unknown command %q\n", args[0])
+		usage(stderr)
 		return 2
 	}
 }
 
 func usage(out io.Writer) {
-	fmt.Fprintln(out, "usage: kgviz report -demo NAME -o out.html | kgviz report -list | kgviz grade [-course notebooks] [-timeout 600s] [-out build/grades] SUBMISSIONS")
+	fmt.Fprintln(out, "usage: kgviz report -demo NAME [-o out.html]")
+	fmt.Fprintln(out, "       kgviz report -list")
+	fmt.Fprintln(out, "       "+gradeUsage())
 	fmt.Fprintln(out, "demos: "+strings.Join(demoNames(), " "))
 }
 
@@ -73,13 +77,20 @@ func demoOrder(name string) int {
 	return len(order)
 }
 
-func report(args []string, out io.Writer) int {
+func report(args []string, out, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
-	fs.SetOutput(out)
+	fs.SetOutput(stderr)
 	name := fs.String("demo", "", "demo world to report on (see -list)")
 	path := fs.String("o", "", "output file (default: stdout)")
 	list := fs.Bool("list", false, "list the demo names")
 	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return 0
+		}
+		return 2
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "kgviz report: unexpected argument %q\n", fs.Arg(0))
 		return 2
 	}
 	if *list {
@@ -90,12 +101,12 @@ func report(args []string, out io.Writer) int {
 	}
 	d, ok := demos[*name]
 	if !ok {
-		fmt.Fprintf(out, "kgviz report: unknown demo %q; demos: %s\n", *name, strings.Join(demoNames(), " "))
+		fmt.Fprintf(stderr, "kgviz report: unknown demo %q; demos: %s\n", *name, strings.Join(demoNames(), " "))
 		return 2
 	}
 	html, err := buildReport(*name, d)
 	if err != nil {
-		fmt.Fprintf(out, "kgviz report: demo %q: %v\n", *name, err)
+		fmt.Fprintf(stderr, "kgviz report: demo %q: %v\n", *name, err)
 		return 1
 	}
 	if *path == "" {
@@ -103,7 +114,7 @@ func report(args []string, out io.Writer) int {
 		return 0
 	}
 	if err := os.WriteFile(*path, []byte(html), 0o644); err != nil {
-		fmt.Fprintf(out, "kgviz report: %v\n", err)
+		fmt.Fprintf(stderr, "kgviz report: %v\n", err)
 		return 1
 	}
 	fmt.Fprintf(out, "wrote %s (%d bytes)\n", *path, len(html))

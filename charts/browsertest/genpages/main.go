@@ -19,7 +19,7 @@ import (
 
 	"github.com/kgviz/kgviz/charts"
 	"github.com/kgviz/kgviz/charts/internal/fake"
-	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/charts/internal/worlds"
 )
 
 func main() {
@@ -31,48 +31,18 @@ func main() {
 	}
 }
 
-func twoMembers(c1, c2 string, opts ...kgviz.Option) *kgviz.World {
-	return kgviz.NewWorld(opts...).AddMember(c1).RunUntil(kgviz.Stable()).AddMember(c2).RunUntil(kgviz.Stable())
-}
-
-func joinFour(a kgviz.Assignor) *kgviz.World {
-	w := kgviz.NewWorld(kgviz.WithAssignor(a))
-	for _, m := range []string{"C1", "C2", "C3", "C4"} {
-		w.AddMember(m).RunUntil(kgviz.Stable())
-	}
-	return w.RunFor(4)
-}
-
-// commitAfter is Demo 4 (crash after two records, duplicates).
-func commitAfter(c1, c2 string) *kgviz.World {
-	w := twoMembers(c1, c2, kgviz.WithCommit(kgviz.CommitAfter))
-	return w.RunUntil(kgviz.Polled(c2, "p2.3")).Crash(c2, kgviz.AfterRecords(2)).RunUntil(kgviz.Quiet())
-}
-
-// lso is Demo 11 (a crash inside a transaction holds the LSO).
-func lso() *kgviz.World {
-	w := twoMembers("C1", "C2", kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted))
-	return w.RunUntil(kgviz.Polled("C2", "o2.3")).Crash("C2", kgviz.AfterRecords(3)).RunUntil(kgviz.Crashed("C2")).RunFor(12)
-}
-
-// fencing is Demo 12, part 2 (a restart while stuck: a zombie, fenced).
-func fencing() *kgviz.World {
-	w := twoMembers("C1", "C2", kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted))
-	return w.RunUntil(kgviz.Processed("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2")).Restart("C2").RunUntil(kgviz.Quiet())
-}
-
 // views returns one chart per view of demo worlds, ids fixed so the pages
 // are stable.
 func views() []*charts.Chart {
-	ca := commitAfter("C1", "C2")
-	rng, coop := joinFour(kgviz.Range), joinFour(kgviz.CooperativeSticky)
+	ca := worlds.CommitAfter("C1", "C2")
+	rng, coop := worlds.All["range"](), worlds.All["cooperative"]()
 	return []*charts.Chart{
-		charts.Timeline(fencing(), charts.ID("timeline")),
+		charts.Timeline(worlds.All["fencing"](), charts.ID("timeline")),
 		charts.Sequence(ca, charts.ID("sequence")),
 		charts.Heatmap(rng, charts.ID("heatmap")),
-		charts.TopicLog(lso(), charts.ID("topiclog")),
+		charts.TopicLog(worlds.All["lso"](), charts.ID("topiclog")),
 		charts.PauseMeterWith([]charts.Option{charts.ID("pausemeter")}, charts.Named("range", rng), charts.Named("cooperative-sticky", coop)),
-		charts.OutcomesWith([]charts.Option{charts.ID("outcomes")}, charts.Named("commit after", ca), charts.Named("transactions", fencing()), charts.Named("read_committed LSO", lso())),
+		charts.OutcomesWith([]charts.Option{charts.ID("outcomes")}, charts.Named("commit after", ca), charts.Named("transactions", worlds.All["fencing"]()), charts.Named("read_committed LSO", worlds.All["lso"]())),
 		charts.Assignments(rng, charts.ID("assignments")),
 	}
 }
@@ -81,7 +51,7 @@ func views() []*charts.Chart {
 // the engine accepts any name without spaces. A hand-made trace adds names
 // with spaces and a line separator.
 func hostile() []*charts.Chart {
-	w := commitAfter(`<script>alert(1)</script>`, `C2"'</script><!--`)
+	w := worlds.CommitAfter(`<script>alert(1)</script>`, `C2"'</script><!--`)
 	f := fake.Rebalance("<img src=x onerror=alert(2)>", "C2\u2028'\"")
 	return []*charts.Chart{
 		charts.Timeline(w, charts.ID("h-timeline")),
@@ -90,6 +60,8 @@ func hostile() []*charts.Chart {
 		charts.Assignments(w, charts.ID("h-assignments")),
 		charts.Timeline(f, charts.ID("h-fake-timeline")),
 		charts.Assignments(f, charts.ID("h-fake-assignments")),
+		// Names that look like go-echarts function references stay names.
+		charts.Sequence(fake.Rebalance("__f__tip__f__", "__f__arrow__f__"), charts.ID("h-fake-fnames")),
 	}
 }
 
@@ -148,7 +120,7 @@ func run(dir string) error {
 	for _, c := range vs[2:] {
 		outputs = append(outputs, c.HTML())
 	}
-	rerun := charts.Timeline(fencing(), charts.ID("timeline-rerun"))
+	rerun := charts.Timeline(worlds.All["fencing"](), charts.ID("timeline-rerun"))
 	outputs = append(outputs, rerun.HTML())
 	for _, c := range hs {
 		outputs = append(outputs, c.HTML())
@@ -196,6 +168,31 @@ func run(dir string) error {
 		return err
 	}
 	manifest = append(manifest, map[string]any{"page": "untrusted.html", "live": []string{}, "static": append(append([]string{}, live...), static...), "pictures": live})
+	// One report page per world of package worlds, every view: the rough
+	// edges (stopped, incomplete, switch, empty) and the demos.
+	for _, name := range worlds.Names() {
+		w := worlds.All[name]()
+		r := charts.NewReport("world " + name)
+		var live, static []string
+		id := func(view string) charts.Option { return charts.ID("w-" + name + "-" + view) }
+		for _, c := range []*charts.Chart{
+			charts.Timeline(w, id("timeline")), charts.Sequence(w, id("sequence")), charts.Heatmap(w, id("heatmap")),
+			charts.TopicLog(w, id("topiclog")), charts.PauseMeterWith([]charts.Option{id("pausemeter")}, charts.Named(name, w)),
+			charts.OutcomesWith([]charts.Option{id("outcomes")}, charts.Named(name, w)), charts.Assignments(w, id("assignments")),
+		} {
+			id := c.ID()
+			r.Add(c)
+			if c.Kind() == "assignments" {
+				static = append(static, id)
+			} else {
+				live = append(live, id)
+			}
+		}
+		if err := write("world-"+name+".html", r.HTML()); err != nil {
+			return err
+		}
+		add("world-"+name+".html", live, static)
+	}
 	m, _ := json.MarshalIndent(manifest, "", " ")
 	return write("manifest.json", string(m))
 }

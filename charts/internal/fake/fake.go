@@ -6,8 +6,10 @@ package fake
 
 import (
 	"fmt"
+	"iter"
 
 	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/kgviz/event"
 )
 
 // Source is a recorded trace with the metadata charts need. It satisfies
@@ -22,8 +24,8 @@ type Source struct {
 	members map[string]string // name -> member id
 }
 
-// Events returns the recorded events.
-func (s *Source) Events() []kgviz.Event { return s.Evs }
+// Events iterates over the recorded events.
+func (s *Source) Events() iter.Seq2[int, kgviz.Event] { return event.Seq(s.Evs) }
 
 // Now returns the current tick.
 func (s *Source) Now() int { return s.Tick }
@@ -43,9 +45,6 @@ func New(label string) *Source {
 }
 
 func (s *Source) add(e kgviz.Event) {
-	if e.PID == 0 {
-		e.PID = -1
-	}
 	s.Evs = append(s.Evs, e)
 	if e.Tick > s.Tick {
 		s.Tick = e.Tick
@@ -60,7 +59,8 @@ func (s *Source) Member(name string) {
 
 // Send records a request at tick t and its response at t+1 (t+1 → t+2 for
 // the answer) and returns the tick the response arrives.
-func (s *Source) Send(t int, from, to, api string, gen int, errc kgviz.ErrorCode) int {
+func (s *Source) Send(t int, from, to, name string, gen int, errc kgviz.ErrorCode) int {
+	api := apiKey(name)
 	s.msg++
 	s.add(kgviz.Event{Tick: t, Type: kgviz.EvSend, From: from, To: to, API: api, Msg: s.msg, Generation: gen})
 	s.msg++
@@ -69,17 +69,27 @@ func (s *Source) Send(t int, from, to, api string, gen int, errc kgviz.ErrorCode
 }
 
 // Request records only a request (its response comes later or never).
-func (s *Source) Request(t int, from, to, api string, gen int) int {
+func (s *Source) Request(t int, from, to, name string, gen int) int {
+	api := apiKey(name)
 	s.msg++
 	s.add(kgviz.Event{Tick: t, Type: kgviz.EvSend, From: from, To: to, API: api, Msg: s.msg, Generation: gen})
 	return s.msg
 }
 
 // Response records a response at tick t.
-func (s *Source) Response(t int, from, to, api string, gen int, errc kgviz.ErrorCode) int {
+func (s *Source) Response(t int, from, to, name string, gen int, errc kgviz.ErrorCode) int {
+	api := apiKey(name)
 	s.msg++
 	s.add(kgviz.Event{Tick: t, Type: kgviz.EvSend, From: from, To: to, API: api, Response: true, Msg: s.msg, Generation: gen, Error: errc})
 	return s.msg
+}
+
+func apiKey(name string) kgviz.APIKey {
+	k, ok := kgviz.ParseAPIKey(name)
+	if !ok {
+		panic("fake: unknown API " + name)
+	}
+	return k
 }
 
 // Drop records the loss of message msg at tick t.
@@ -95,13 +105,13 @@ func (s *Source) Drop(t int, msg int) {
 }
 
 // Activity records what member m does from tick t on.
-func (s *Source) Activity(t int, m, state, record string) {
-	s.add(kgviz.Event{Tick: t, Type: kgviz.EvActivity, Member: m, MemberID: s.members[m], State: state, Record: record})
+func (s *Source) Activity(t int, m string, a kgviz.Activity, record string) {
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvActivity, Member: m, MemberID: s.members[m], Activity: a, Record: record})
 }
 
 // Group records a group state change.
-func (s *Source) Group(t int, state string, gen int) {
-	s.add(kgviz.Event{Tick: t, Type: kgviz.EvGroupState, Member: "B1", State: state, Generation: gen})
+func (s *Source) Group(t int, state kgviz.GroupState, gen int) {
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvGroupState, Member: "B1", GroupState: state, Generation: gen})
 }
 
 // Event records any event.
@@ -109,44 +119,32 @@ func (s *Source) Event(e kgviz.Event) { s.add(e) }
 
 // Assign records assignments (gain) of partitions to m in generation gen.
 func (s *Source) Assign(t int, m string, gen int, parts ...string) {
-	for _, p := range parts {
-		s.add(kgviz.Event{Tick: t, Type: kgviz.EvAssigned, Member: m, MemberID: s.members[m], Partition: p, Generation: gen})
-	}
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvAssigned, Member: m, MemberID: s.members[m], Generation: gen}.WithPartitions(parts))
 }
 
 // Revoke records revocations.
 func (s *Source) Revoke(t int, m string, gen int, parts ...string) {
-	for _, p := range parts {
-		s.add(kgviz.Event{Tick: t, Type: kgviz.EvRevoked, Member: m, MemberID: s.members[m], Partition: p, Generation: gen})
-	}
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvRevoked, Member: m, MemberID: s.members[m], Generation: gen, Reason: kgviz.ReasonEagerRevoke}.WithPartitions(parts))
 }
 
 // Pause records paused partitions.
 func (s *Source) Pause(t int, parts ...string) {
-	for _, p := range parts {
-		s.add(kgviz.Event{Tick: t, Type: kgviz.EvPaused, Member: "B1", Partition: p})
-	}
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvPaused, Member: "B1"}.WithPartitions(parts))
 }
 
 // Resume records resumed partitions.
 func (s *Source) Resume(t int, parts ...string) {
-	for _, p := range parts {
-		s.add(kgviz.Event{Tick: t, Type: kgviz.EvResumed, Member: "B1", Partition: p})
-	}
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvResumed, Member: "B1"}.WithPartitions(parts))
 }
 
 // Append records an append to a log.
 func (s *Source) Append(t int, log string, offset int, record string, pid int64, txn bool) {
-	st := ""
-	if txn {
-		st = "transactional"
-	}
-	s.add(kgviz.Event{Tick: t, Type: kgviz.EvAppend, Member: "B1", Partition: log, Offset: offset, Record: record, PID: pid, State: st})
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvAppend, Member: "B1", Partition: log, Offset: offset, Record: record, PID: pid, Transactional: txn})
 }
 
 // Marker records a transaction marker.
-func (s *Source) Marker(t int, log string, offset int, kind string, pid int64) {
-	s.add(kgviz.Event{Tick: t, Type: kgviz.EvMarker, Member: "B1", Partition: log, Offset: offset, State: kind, PID: pid})
+func (s *Source) Marker(t int, log string, offset int, kind kgviz.ControlType, pid int64) {
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvMarker, Member: "B1", Partition: log, Offset: offset, Control: kind, PID: pid})
 }
 
 // Commit records a committed offset.
@@ -157,20 +155,20 @@ func (s *Source) Commit(t int, m, part string, offset, gen int) {
 // join runs a whole rebalance round for members ms starting at tick t and
 // returns the tick at which every member is fetching again. leader is ms[0].
 func (s *Source) join(t, gen int, ms []string, plan map[string][]string) int {
-	s.Group(t, "PreparingRebalance", gen-1)
+	s.Group(t, kgviz.GroupPreparingRebalance, gen-1)
 	for _, m := range ms {
 		s.Activity(t, m, kgviz.ActivityJoining, "")
 		s.Send(t, m, "B1", "JoinGroup", 0, kgviz.NONE)
 	}
-	s.Group(t+1, "CompletingRebalance", gen)
+	s.Group(t+1, kgviz.GroupCompletingRebalance, gen)
 	s.add(kgviz.Event{Tick: t + 1, Type: kgviz.EvLeader, Member: ms[0], MemberID: s.members[ms[0]], Generation: gen})
 	t += 2
-	s.add(kgviz.Event{Tick: t, Type: kgviz.EvAssignorRun, Member: ms[0], Generation: gen, Detail: fmt.Sprint(plan)})
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvAssignorRun, Member: ms[0], Generation: gen, Assignor: "range"}.WithPlan(&kgviz.Plan{Target: plan, Sent: plan}))
 	for _, m := range ms {
 		s.Activity(t, m, kgviz.ActivitySyncing, "")
 		s.Send(t, m, "B1", "SyncGroup", gen, kgviz.NONE)
 	}
-	s.Group(t+1, "Stable", gen)
+	s.Group(t+1, kgviz.GroupStable, gen)
 	t += 2
 	for _, m := range ms {
 		s.Assign(t, m, gen, plan[m]...)
@@ -190,10 +188,10 @@ func (s *Source) join(t, gen int, ms []string, plan map[string][]string) int {
 func Rebalance(c1, c2 string) *Source {
 	s := New("range (eager)")
 	s.Member(c1)
-	s.add(kgviz.Event{Tick: 0, Type: kgviz.EvConfig, Detail: "assignor=range"})
+	s.add(kgviz.Event{Tick: 0, Type: kgviz.EvConfig, Setting: kgviz.SettingAssignor, Assignor: "range"}.WithPartitions([]string{"range"}))
 	s.add(kgviz.Event{Tick: 0, Type: kgviz.EvMemberAdded, Member: c1, MemberID: s.members[c1]})
 	s.Activity(0, c1, kgviz.ActivityStarting, "")
-	s.Group(0, "Empty", 0)
+	s.Group(0, kgviz.GroupEmpty, 0)
 	t := s.Send(0, c1, "B1", "FindCoordinator", 0, kgviz.NONE)
 	t = s.join(t, 1, []string{c1}, map[string][]string{c1: s.Parts})
 	inv := 0
@@ -208,7 +206,7 @@ func Rebalance(c1, c2 string) *Source {
 			t++
 			s.add(kgviz.Event{Tick: t, Type: kgviz.EvProcessed, Member: m, Record: r})
 			s.Request(t, m, "B1", "Produce", 0)
-			s.Append(t+1, "invoices-0", inv, "inv("+r+")", -1, false)
+			s.Append(t+1, "invoices-0", inv, "inv("+r+")", 0, false)
 			s.Response(t+1, "B1", m, "Produce", 0, kgviz.NONE)
 			inv++
 			next[p]++
@@ -248,15 +246,15 @@ func Rebalance(c1, c2 string) *Source {
 		t2++
 		s.add(kgviz.Event{Tick: t2, Type: kgviz.EvProcessed, Member: c2, Record: r})
 		s.Request(t2, c2, "B1", "Produce", 0)
-		s.Append(t2+1, "invoices-0", inv, "inv("+r+")", -1, false)
+		s.Append(t2+1, "invoices-0", inv, "inv("+r+")", 0, false)
 		s.Response(t2+1, "B1", c2, "Produce", 0, kgviz.NONE)
 		inv++
 	}
-	s.add(kgviz.Event{Tick: t2, Type: kgviz.EvCrash, Member: c2, Detail: "after 2 records"})
+	s.add(kgviz.Event{Tick: t2, Type: kgviz.EvCrash, Member: c2, Reason: kgviz.ReasonAfterRecords, Count: 2})
 	s.Activity(t2, c2, kgviz.ActivityDead, "")
 	s.Activity(t1, c1, kgviz.ActivityIdle, "")
 	t = t2 + 6
-	s.add(kgviz.Event{Tick: t, Type: kgviz.EvMemberRemoved, Member: c2, MemberID: s.members[c2], Detail: "session timeout"})
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvMemberRemoved, Member: c2, MemberID: s.members[c2], Reason: kgviz.ReasonSessionTimeout, Ticks: 6})
 	s.Response(t, "B1", c1, "Heartbeat", 2, kgviz.REBALANCE_IN_PROGRESS)
 	s.Activity(t+1, c1, kgviz.ActivityRevoking, "")
 	s.Revoke(t+1, c1, 2, "o0", "o1", "p0", "p1")
@@ -277,10 +275,10 @@ func Rebalance(c1, c2 string) *Source {
 // aborts after its timeout, a read_committed audit reader.
 func Transactions(c1, c2 string) *Source {
 	s := New("transactions")
-	s.add(kgviz.Event{Tick: 0, Type: kgviz.EvConfig, Detail: "isolation.level=read_committed"})
+	s.add(kgviz.Event{Tick: 0, Type: kgviz.EvConfig, Setting: kgviz.SettingIsolation, Isolation: kgviz.ReadCommitted})
 	s.Member(c1)
 	s.Member(c2)
-	s.Group(0, "Empty", 0)
+	s.Group(0, kgviz.GroupEmpty, 0)
 	for _, m := range []string{c1, c2} {
 		s.add(kgviz.Event{Tick: 0, Type: kgviz.EvMemberAdded, Member: m, MemberID: s.members[m]})
 		s.Activity(0, m, kgviz.ActivityStarting, "")
@@ -293,7 +291,7 @@ func Transactions(c1, c2 string) *Source {
 		s.Activity(t, m, kgviz.ActivityFetching, "")
 		t = s.Send(t, m, "B1", "Fetch", 0, kgviz.NONE)
 		s.Send(t, m, "B1", "AddPartitionsToTxn", 0, kgviz.NONE)
-		s.add(kgviz.Event{Tick: t + 1, Type: kgviz.EvTxnState, Detail: "tx-" + m, State: "Ongoing", PID: pid})
+		s.add(kgviz.Event{Tick: t + 1, Type: kgviz.EvTxnState, TransactionalID: "tx-" + m, TxnState: kgviz.TxnOngoing, PID: pid})
 		for i, r := range recs {
 			if crashAfter >= 0 && i == crashAfter {
 				s.add(kgviz.Event{Tick: t, Type: kgviz.EvCrash, Member: m})
@@ -311,12 +309,12 @@ func Transactions(c1, c2 string) *Source {
 		s.Send(t, m, "B1", "AddOffsetsToTxn", 0, kgviz.NONE)
 		s.Send(t+2, m, "B1", "TxnOffsetCommit", 1, kgviz.NONE)
 		s.Send(t+4, m, "B1", "EndTxn", 0, kgviz.NONE)
-		s.add(kgviz.Event{Tick: t + 5, Type: kgviz.EvTxnState, Detail: "tx-" + m, State: "PrepareCommit", PID: pid})
+		s.add(kgviz.Event{Tick: t + 5, Type: kgviz.EvTxnState, TransactionalID: "tx-" + m, TxnState: kgviz.TxnPrepareCommit, PID: pid})
 		s.Request(t+5, "B1", "B1", "WriteTxnMarkers", 0)
-		s.Marker(t+6, "invoices-0", off, "COMMIT", pid)
-		s.Marker(t+6, "__consumer_offsets-12", 0, "COMMIT", pid)
+		s.Marker(t+6, "invoices-0", off, kgviz.ControlCommit, pid)
+		s.Marker(t+6, "__consumer_offsets-12", 0, kgviz.ControlCommit, pid)
 		off++
-		s.add(kgviz.Event{Tick: t + 6, Type: kgviz.EvTxnState, Detail: "tx-" + m, State: "CompleteCommit", PID: pid})
+		s.add(kgviz.Event{Tick: t + 6, Type: kgviz.EvTxnState, TransactionalID: "tx-" + m, TxnState: kgviz.TxnCompleteCommit, PID: pid})
 		return t + 6
 	}
 	t1 := txn(t, c1, 1000, []string{"o0.0", "o1.0", "p0.0"}, true, -1)
@@ -328,9 +326,9 @@ func Transactions(c1, c2 string) *Source {
 	t = txn(t, c1, 1000, []string{"o0.1", "o1.1"}, true, -1)
 	s.Activity(t, c1, kgviz.ActivityIdle, "")
 	t += 30 - (t - t2)
-	s.add(kgviz.Event{Tick: t, Type: kgviz.EvTxnState, Detail: "tx-" + c2, State: "PrepareAbort", PID: 1001})
-	s.Marker(t+1, "invoices-0", off, "ABORT", 1001)
-	s.add(kgviz.Event{Tick: t + 1, Type: kgviz.EvTxnState, Detail: "tx-" + c2, State: "CompleteAbort", PID: 1001})
+	s.add(kgviz.Event{Tick: t, Type: kgviz.EvTxnState, TransactionalID: "tx-" + c2, TxnState: kgviz.TxnPrepareAbort, PID: 1001})
+	s.Marker(t+1, "invoices-0", off, kgviz.ControlAbort, 1001)
+	s.add(kgviz.Event{Tick: t + 1, Type: kgviz.EvTxnState, TransactionalID: "tx-" + c2, TxnState: kgviz.TxnCompleteAbort, PID: 1001})
 	s.Tick = t + 2
 	return s
 }

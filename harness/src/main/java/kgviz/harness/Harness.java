@@ -58,7 +58,7 @@ import org.apache.kafka.common.utils.CollectionUtils;
  *     reads one JSON object per line on stdin:
  *       {"id": 7, "topics": {"t0": 12, ...},
  *        "members": [{"id": "C1-x", "instance": "i1", "topics": ["t0"],
- *                     "owned": ["t0-3", ...], "generation": 5}, ...],
+ *                     "owned": ["t0-3", ...], "generation": 5, "joinGeneration": 6}, ...],
  *        "assignors": ["range", "roundrobin", "sticky", "cooperative-sticky", "cooperative-sticky-target"]}
  *     and prints one per line:
  *       {"id": 7, "plans": {"range": {"C1-x": ["t0-0", ...], ...}, ...}, "errors": {"sticky": "..."},
@@ -83,12 +83,16 @@ import org.apache.kafka.common.utils.CollectionUtils;
  *     the assignor's thread plus GC and JIT) of the measured runs, and their medians.
  * Harness vectors SEED CASES
  *     GenerateVectors: range and round-robin on seeded random groups (gen.sh).
+ * Harness javaorder | stickyscale ...
+ *     StickyTools: Java's HashMap/HashSet orders, and Kafka's sticky assignors at scale.
  * </pre>
  *
  * Subscriptions are built the way ConsumerCoordinator builds them on the leader: a
  * HashMap from member id to Subscription, with ownedPartitions and generationId; the
  * eager StickyAssignor gets its previous assignment and generation in its user data
- * (the member revoked everything before joining, so ownedPartitions is empty).
+ * (the member revoked everything before joining, so ownedPartitions is empty). The
+ * Subscription's generationId is "joinGeneration" (default: "generation"), the
+ * generation the member was in when it joined.
  */
 public final class Harness {
     static final Node NODE = new Node(0, "localhost", 9092);
@@ -109,11 +113,23 @@ public final class Harness {
             case "scale":
                 Scale.main(Arrays.copyOfRange(args, 1, args.length));
                 break;
+            case "javaorder":
+                StickyTools.javaOrder();
+                break;
+            case "stickyscale":
+                StickyTools.scale(Arrays.copyOfRange(args, 1, args.length));
+                break;
             case "vectors":
                 GenerateVectors.main(Arrays.copyOfRange(args, 1, args.length));
                 break;
+            case "server-assign":
+            case "server-timeline":
+            case "server-bench":
+            case "server-reconcile":
+                ServerAssign.main(mode, Arrays.copyOfRange(args, 1, args.length));
+                break;
             default:
-                System.err.println("usage: Harness version | names | assign < cases.jsonl | scale ASSIGNOR TOPICS PARTITIONS CONSUMERS WARMUPS RUNS [gone|kafkatest] | vectors SEED CASES");
+                System.err.println("usage: Harness version | names | assign < cases.jsonl | scale ASSIGNOR TOPICS PARTITIONS CONSUMERS WARMUPS RUNS [gone|kafkatest] | vectors SEED CASES | server-assign | server-timeline | server-reconcile | server-bench ... (ServerAssign)");
                 System.exit(2);
         }
     }
@@ -261,21 +277,21 @@ public final class Harness {
      * The Subscription a member sends for this assignor, as the real consumer
      * builds it (ConsumerCoordinator.metadata and the assignor's subscriptionUserData).
      */
-    static Subscription subscription(String assignor, List<String> topics, List<TopicPartition> owned, int generation, String instance) {
+    static Subscription subscription(String assignor, List<String> topics, List<TopicPartition> owned, int generation, int joinGeneration, String instance) {
         Subscription s;
         switch (assignor) {
             case "sticky":
                 // Eager: owned partitions were revoked before JoinGroup; the previous
                 // assignment travels in the user data (none before the first assignment).
                 ByteBuffer userData = owned.isEmpty() && generation < 0 ? null : stickyUserData(owned, generation);
-                s = new Subscription(topics, userData, Collections.emptyList(), generation, Optional.empty());
+                s = new Subscription(topics, userData, Collections.emptyList(), joinGeneration, Optional.empty());
                 break;
             case "cooperative-sticky":
             case "cooperative-sticky-target":
-                s = new Subscription(topics, cooperativeUserData(generation), owned, generation, Optional.empty());
+                s = new Subscription(topics, cooperativeUserData(generation), owned, joinGeneration, Optional.empty());
                 break;
             default:
-                s = new Subscription(topics, null, owned, generation, Optional.empty());
+                s = new Subscription(topics, null, owned, joinGeneration, Optional.empty());
         }
         if (instance != null && !instance.isEmpty()) s.setGroupInstanceId(Optional.of(instance));
         return s;
@@ -340,8 +356,9 @@ public final class Harness {
                     List<TopicPartition> owned = new ArrayList<>();
                     for (Object t : (List<Object>) m.getOrDefault("owned", List.of())) owned.add(parseTP((String) t));
                     int gen = m.get("generation") == null ? -1 : ((Number) m.get("generation")).intValue();
+                    int joinGen = m.get("joinGeneration") == null ? gen : ((Number) m.get("joinGeneration")).intValue();
                     String inst = (String) m.get("instance");
-                    subs.put((String) m.get("id"), subscription(name, ts, owned, gen, inst));
+                    subs.put((String) m.get("id"), subscription(name, ts, owned, gen, joinGen, inst));
                 }
                 if (mustExit) {
                     if (errors.length() > 0) errors.append(',');
@@ -444,7 +461,7 @@ public final class Harness {
                             if (kafkaTest) next.put(id, fresh.get(id));
                             continue;
                         }
-                        next.put(id, subscription(name, topics, first.get(id), 1, null));
+                        next.put(id, subscription(name, topics, first.get(id), 1, 1, null));
                     }
                 }
                 for (Subscription s : next.values())

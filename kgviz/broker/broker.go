@@ -1,0 +1,228 @@
+// Package broker is the simulated Kafka broker B1: the leader of every
+// partition, the group coordinator and the transaction coordinator. It is a
+// pure state machine in the style of etcd's raft: no I/O, no goroutines, a
+// logical clock, and typed messages stepped one at a time.
+//
+// The broker sees its clients only through messages. Each API has one file,
+// named after its key as franz-go's kfake names them (11_join_group.go),
+// holding the request and response types (named and fielded as Kafka's) and
+// the broker-side handler. Timeouts travel in the requests as in Kafka
+// (session.timeout.ms and max.poll.interval.ms in JoinGroup,
+// transaction.timeout.ms in InitProducerId), liveness comes from Heartbeat
+// requests, and every timed rule runs on the shared clock's timer queue.
+//
+// Layout: broker.go (the Broker, dispatch, the network envelope),
+// partition.go (a partition's log and producer state), group_coordinator.go
+// (groups and offsets), classic_group.go (the classic protocol's state
+// machine), consumer_group.go (the consumer group protocol's, KIP-848),
+// txn_coordinator.go (transactions).
+package broker
+
+import (
+	"fmt"
+
+	"github.com/kgviz/kgviz/kgviz/clock"
+	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+)
+
+// Envelope is one message on the wire with its routing.
+type Envelope struct {
+	ID      int    // message id, set by the network
+	ReplyTo int    // a response's request id
+	From    string // sender: a client id ("C1") or the broker ("B1")
+	To      string // recipient
+	// Conn identifies the client connection (one per client process); the
+	// broker answers on the connection the request came on.
+	Conn int
+	// Generation is the generation the sender refers to, for the record
+	// only (the broker reads generations from the typed requests).
+	Generation int
+	Msg        kafka.Message
+}
+
+// Network carries the broker's messages: its responses and its requests
+// to itself (WriteTxnMarkers).
+type Network interface {
+	Send(Envelope)
+}
+
+// Recorder receives the broker's events (state changes, appends, markers).
+type Recorder interface {
+	Record(event.Event)
+}
+
+// Config configures a broker.
+type Config struct {
+	// Name is the broker's name in messages and events (default "B1").
+	Name string
+	// PartitionName names a partition in events; the world names input
+	// partitions the page's way ("o2"). Default: Kafka's "orders-2".
+	PartitionName func(kafka.TopicPartition) string
+	// InternalTopics says the internal topics exist when the broker starts,
+	// as on a running cluster. A fresh broker (false) creates
+	// __consumer_offsets on the first FindCoordinator for a group and answers
+	// COORDINATOR_NOT_AVAILABLE until it exists (KafkaApis.getCoordinator).
+	InternalTopics bool
+	// TransactionVersion is the cluster's transaction.version feature
+	// (KIP-890): 1 (default) or 2. With 2 the partition leader and the group
+	// coordinator add their partitions to a transaction themselves, and
+	// EndTxn bumps the producer epoch.
+	TransactionVersion int
+	// ConsumerGroupHeartbeatInterval is group.consumer.heartbeat.interval.ms
+	// and ConsumerGroupSessionTimeout group.consumer.session.timeout.ms, in
+	// ticks (KIP-848: the broker owns them; defaults 1 and 6, the world's
+	// heartbeat and session.timeout.ms).
+	ConsumerGroupHeartbeatInterval int
+	ConsumerGroupSessionTimeout    int
+	// ConsumerGroupAssignors is group.consumer.assignors: the server-side
+	// assignors, the default first (Kafka 4.x: uniform, range).
+	ConsumerGroupAssignors []string
+}
+
+// Broker is the one broker of a simulated cluster.
+type Broker struct {
+	name   string
+	clock  *clock.Clock
+	net    Network
+	rec    Recorder
+	pname  func(kafka.TopicPartition) string
+	logs   map[kafka.TopicPartition]*Log
+	topics map[string]int // topic → partition count
+
+	internal        bool // __consumer_offsets exists
+	creatingOffsets bool // its creation was asked for
+
+	groups *GroupCoordinator
+	txns   *TxnCoordinator
+
+	consumerHeartbeatInterval int
+	consumerSessionTimeout    int
+	consumerAssignors         []string
+}
+
+// New builds a broker on clock clk that sends through net and records to rec.
+func New(cfg Config, clk *clock.Clock, net Network, rec Recorder) *Broker {
+	if cfg.Name == "" {
+		cfg.Name = "B1"
+	}
+	if cfg.PartitionName == nil {
+		cfg.PartitionName = kafka.TopicPartition.String
+	}
+	if cfg.ConsumerGroupHeartbeatInterval <= 0 {
+		cfg.ConsumerGroupHeartbeatInterval = 1
+	}
+	if cfg.ConsumerGroupSessionTimeout <= 0 {
+		cfg.ConsumerGroupSessionTimeout = 6
+	}
+	if len(cfg.ConsumerGroupAssignors) == 0 {
+		cfg.ConsumerGroupAssignors = []string{"uniform", "range"}
+	}
+	b := &Broker{name: cfg.Name, clock: clk, net: net, rec: rec, pname: cfg.PartitionName,
+		logs: map[kafka.TopicPartition]*Log{}, topics: map[string]int{}, internal: cfg.InternalTopics,
+		consumerHeartbeatInterval: cfg.ConsumerGroupHeartbeatInterval, consumerSessionTimeout: cfg.ConsumerGroupSessionTimeout,
+		consumerAssignors: append([]string(nil), cfg.ConsumerGroupAssignors...)}
+	b.groups = newGroupCoordinator(b)
+	b.txns = newTxnCoordinator(b, cfg.TransactionVersion)
+	return b
+}
+
+// Name returns the broker's name.
+func (b *Broker) Name() string { return b.name }
+
+// CreateTopic creates a topic of n partitions with empty logs (or grows it).
+func (b *Broker) CreateTopic(topic string, n int) {
+	for p := b.topics[topic]; p < n; p++ {
+		tp := kafka.TopicPartition{Topic: topic, Partition: p}
+		b.logs[tp] = newLog(tp)
+	}
+	if n > b.topics[topic] {
+		b.topics[topic] = n
+	}
+}
+
+// Preload appends committed records to a partition without recording them
+// (a topic filled before the story starts).
+func (b *Broker) Preload(tp kafka.TopicPartition, records ...string) {
+	l := b.logs[tp]
+	for _, r := range records {
+		l.append(Record{Record: r, State: StateCommitted, Tick: b.clock.Now()})
+	}
+}
+
+// Partition returns a partition's log, or nil.
+func (b *Broker) Partition(tp kafka.TopicPartition) *Log { return b.logs[tp] }
+
+// Groups returns the group coordinator.
+func (b *Broker) Groups() *GroupCoordinator { return b.groups }
+
+// Transactions returns the transaction coordinator.
+func (b *Broker) Transactions() *TxnCoordinator { return b.txns }
+
+// TransactionStateLogs returns the partitions of __transaction_state that
+// hold records, by partition number.
+func (b *Broker) TransactionStateLogs() map[int]*Log { return b.txns.logs }
+
+func (b *Broker) record(e event.Event) {
+	e.Tick = b.clock.Now()
+	if b.rec != nil {
+		b.rec.Record(e)
+	}
+}
+
+// reply answers a request on its connection.
+func (b *Broker) reply(req Envelope, gen int, m kafka.Message) {
+	b.net.Send(Envelope{ReplyTo: req.ID, From: b.name, To: req.From, Conn: req.Conn, Generation: gen, Msg: m})
+}
+
+// Receive handles one message that arrived at the broker: a client's
+// request, or the answer to the broker's own WriteTxnMarkers.
+func (b *Broker) Receive(env Envelope) {
+	switch m := env.Msg.(type) {
+	case *ProduceRequest:
+		b.handleProduce(env, m)
+	case *FetchRequest:
+		b.handleFetch(env, m)
+	case *OffsetCommitRequest:
+		b.groups.handleOffsetCommit(env, m)
+	case *OffsetFetchRequest:
+		b.groups.handleOffsetFetch(env, m)
+	case *FindCoordinatorRequest:
+		b.handleFindCoordinator(env, m)
+	case *JoinGroupRequest:
+		b.groups.handleJoinGroup(env, m)
+	case *HeartbeatRequest:
+		b.groups.handleHeartbeat(env, m)
+	case *LeaveGroupRequest:
+		b.groups.handleLeaveGroup(env, m)
+	case *SyncGroupRequest:
+		b.groups.handleSyncGroup(env, m)
+	case *InitProducerIDRequest:
+		b.txns.handleInitProducerID(env, m)
+	case *AddPartitionsToTxnRequest:
+		b.txns.handleAddPartitionsToTxn(env, m)
+	case *AddOffsetsToTxnRequest:
+		b.txns.handleAddOffsetsToTxn(env, m)
+	case *EndTxnRequest:
+		b.txns.handleEndTxn(env, m)
+	case *WriteTxnMarkersRequest:
+		b.handleWriteTxnMarkers(env, m)
+	case *WriteTxnMarkersResponse:
+		b.txns.markersWritten(m)
+	case *TxnOffsetCommitRequest:
+		b.groups.handleTxnOffsetCommit(env, m)
+	case *ConsumerGroupHeartbeatRequest:
+		b.groups.handleConsumerGroupHeartbeat(env, m)
+	default:
+		panic(fmt.Sprintf("broker: no handler for %T", env.Msg))
+	}
+}
+
+// appendRecord appends a record to a log and records it (EvAppend).
+func (b *Broker) appendRecord(by string, l *Log, r Record) int {
+	r.Tick = b.clock.Now()
+	off := l.append(r)
+	b.record(event.Event{Type: event.EvAppend, Member: by, Partition: l.Name(), Offset: off, Record: r.Record,
+		PID: r.PID, Epoch: r.Epoch, Sequence: r.Sequence, Transactional: r.Transactional})
+	return off
+}

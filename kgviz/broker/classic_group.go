@@ -1,0 +1,796 @@
+package broker
+
+import (
+	"github.com/kgviz/kgviz/kgviz/clock"
+	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+)
+
+// ClassicGroup is a group of the classic rebalance protocol on the
+// coordinator (Kafka's ClassicGroup plus the classic parts of
+// GroupMetadataManager): members, generation, leader, the protocol chosen by
+// vote, and the join and sync phases.
+//
+// State transitions (ClassicGroupState.validPreviousStates):
+// Empty ← PreparingRebalance; PreparingRebalance ← Stable,
+// CompletingRebalance, Empty; CompletingRebalance ← PreparingRebalance;
+// Stable ← CompletingRebalance.
+type ClassicGroup struct {
+	gc           *GroupCoordinator
+	id           string
+	state        kafka.GroupState
+	generation   int
+	leader       string
+	protocolType string
+	protocolName string
+	members      map[string]*classicMember
+	order        []string          // member ids in the order they were added
+	instances    map[string]string // group.instance.id → member id
+
+	awaitingJoin   int              // members with a parked JoinGroup
+	supported      map[string]int   // protocol name → how many members support it (ClassicGroup.supportedProtocols)
+	byConn         []*classicMember // the member last validated on each connection (heartbeats)
+	rebalanceStart int
+	joinTimer      *clock.Timer
+}
+
+// classicMember is the coordinator's view of one member (ClassicGroupMember).
+type classicMember struct {
+	id, instanceID, clientID string
+	sessionTimeout           int
+	rebalanceTimeout         int
+	protocolType             string
+	protocols                []JoinGroupProtocol
+	join                     *Envelope // a parked JoinGroup, answered when the join phase completes
+	sync                     *Envelope // a parked SyncGroup, answered when the leader's plan arrives
+	awaitingSync             bool
+	assignment               []kafka.TopicPartition
+	heard                    int          // the tick the member's last heartbeat (or group request) was sent
+	deadline                 int          // heard + session.timeout.ms
+	session                  *clock.Timer // fires at or before deadline, and is moved on lazily
+	removed                  bool         // no longer in the group (left, removed or replaced)
+	syncTimer                *clock.Timer
+}
+
+func newClassicGroup(gc *GroupCoordinator, id string) *ClassicGroup {
+	return &ClassicGroup{gc: gc, id: id, state: kafka.GroupEmpty, members: map[string]*classicMember{}, instances: map[string]string{},
+		supported: map[string]int{}}
+}
+
+// ID returns the group.id.
+func (g *ClassicGroup) ID() string { return g.id }
+
+// Type returns GroupTypeClassic.
+func (g *ClassicGroup) Type() GroupType { return GroupTypeClassic }
+
+// State returns the group's state.
+func (g *ClassicGroup) State() kafka.GroupState { return g.state }
+
+// Generation returns the group's generation (0 before the first rebalance).
+func (g *ClassicGroup) Generation() int { return g.generation }
+
+// Leader returns the leader's member id ("" if none).
+func (g *ClassicGroup) Leader() string { return g.leader }
+
+// ProtocolName returns the assignor chosen for the current generation.
+func (g *ClassicGroup) ProtocolName() string { return g.protocolName }
+
+// Size returns the number of members.
+func (g *ClassicGroup) Size() int { return len(g.members) }
+
+// HasMember says whether member id is in the group.
+func (g *ClassicGroup) HasMember(id string) bool { _, ok := g.members[id]; return ok }
+
+// MemberClientID returns the client id of a member ("" if unknown).
+func (g *ClassicGroup) MemberClientID(id string) string {
+	if m, ok := g.members[id]; ok {
+		return m.clientID
+	}
+	return ""
+}
+
+// MemberInstanceID returns the group.instance.id of a member ("" if none).
+func (g *ClassicGroup) MemberInstanceID(id string) string {
+	if m, ok := g.members[id]; ok {
+		return m.instanceID
+	}
+	return ""
+}
+
+// MemberIDs returns the member ids in the order they joined.
+func (g *ClassicGroup) MemberIDs() []string { return append([]string(nil), g.order...) }
+
+// Members iterates over the member ids in the order they joined (read only).
+func (g *ClassicGroup) Members() []string { return g.order }
+
+func (g *ClassicGroup) b() *Broker { return g.gc.b }
+
+func (g *ClassicGroup) now() int { return g.b().clock.Now() }
+
+func (g *ClassicGroup) transition(s kafka.GroupState) {
+	if g.state == s {
+		return
+	}
+	g.state = s
+	e := event.Event{Type: event.EvGroupState, Member: g.b().name, GroupState: s, Generation: g.generation}
+	if s == kafka.GroupCompletingRebalance {
+		e.Assignor = g.protocolName
+	}
+	g.b().record(e)
+}
+
+// validateMember is ClassicGroup.validateMember: instance fencing first,
+// then the member id.
+func (g *ClassicGroup) validateMember(memberID, instanceID string) (*classicMember, kafka.ErrorCode) {
+	if instanceID != "" {
+		if cur, ok := g.instances[instanceID]; ok && cur != memberID {
+			return nil, kafka.FENCED_INSTANCE_ID
+		}
+	}
+	m, ok := g.members[memberID]
+	if !ok {
+		return nil, kafka.UNKNOWN_MEMBER_ID
+	}
+	return m, kafka.NONE
+}
+
+// supportsProtocols is ClassicGroup.supportsProtocols: an Empty group takes
+// any protocol; otherwise one of the member's protocols must be supported
+// by every member.
+func (g *ClassicGroup) supportsProtocols(protocolType string, protocols []JoinGroupProtocol) bool {
+	if len(g.members) == 0 {
+		return protocolType != "" && len(protocols) > 0
+	}
+	if protocolType != g.protocolType {
+		return false
+	}
+	for _, p := range protocols {
+		if g.supported[p.Name] == len(g.members) {
+			return true
+		}
+	}
+	return false
+}
+
+// setProtocols replaces a member's protocols, keeping the support counts.
+func (g *ClassicGroup) setProtocols(m *classicMember, req *JoinGroupRequest) {
+	for _, p := range m.protocols {
+		g.supported[p.Name]--
+	}
+	m.update(req)
+	for _, p := range m.protocols {
+		g.supported[p.Name]++
+	}
+}
+
+// dropProtocols removes a member's protocols from the support counts.
+func (g *ClassicGroup) dropProtocols(m *classicMember) {
+	for _, p := range m.protocols {
+		g.supported[p.Name]--
+	}
+}
+
+// matches says whether a JoinGroup carries the member's current protocols and metadata.
+func (m *classicMember) matches(protocols []JoinGroupProtocol) bool {
+	if len(protocols) != len(m.protocols) {
+		return false
+	}
+	for i := range protocols {
+		if !protocols[i].equal(m.protocols[i]) {
+			return false
+		}
+	}
+	return true
+}
+
+// vote is ClassicGroupMember.vote: the member's first protocol among the candidates.
+func (m *classicMember) vote(candidates map[string]bool) string {
+	for _, p := range m.protocols {
+		if candidates[p.Name] {
+			return p.Name
+		}
+	}
+	return ""
+}
+
+// selectProtocol is ClassicGroup.selectProtocol: among the protocols every
+// member supports, each member votes for the first of its own list; the one
+// with most votes wins (ties: java.util.HashMap order, as Kafka's stream max).
+func (g *ClassicGroup) selectProtocol() string {
+	candidates := map[string]bool{}
+	first := g.members[g.order[0]]
+	only := ""
+	for _, p := range first.protocols {
+		if g.supported[p.Name] == len(g.members) {
+			candidates[p.Name] = true
+			only = p.Name
+		}
+	}
+	if len(candidates) == 1 {
+		return only // every vote goes to the one candidate
+	}
+	votes := map[string]int{}
+	var names []string
+	for _, id := range g.order {
+		v := g.members[id].vote(candidates)
+		if _, ok := votes[v]; !ok {
+			names = append(names, v)
+		}
+		votes[v]++
+	}
+	best, n := "", -1
+	for _, name := range kafka.JavaHashMapOrder(names) {
+		if votes[name] > n {
+			best, n = name, votes[name]
+		}
+	}
+	return best
+}
+
+// rebalanceTimeout is the group's rebalance timeout: the largest of its
+// members' (each member's max.poll.interval.ms, sent in JoinGroup).
+func (g *ClassicGroup) rebalanceTimeout() int {
+	t := 0
+	for _, m := range g.members {
+		if m.rebalanceTimeout > t {
+			t = m.rebalanceTimeout
+		}
+	}
+	return t
+}
+
+// heardFrom restarts a member's session: the member was heard from at tick
+// sent (a request sent then; every message takes one tick), so it is removed
+// at sent + session.timeout.ms unless it is heard from again.
+func (g *ClassicGroup) heardFrom(m *classicMember, sent int) {
+	m.heard = sent
+	m.deadline = sent + m.sessionTimeout
+	switch {
+	case m.session == nil:
+		id := m.id
+		m.session = g.b().clock.Schedule(m.deadline, "session "+id, func() { g.sessionExpired(id) })
+	case !m.session.Pending() || m.session.At() > m.deadline:
+		m.session.Reset(m.deadline)
+	}
+	// A timer set for an earlier deadline moves on when it fires
+	// (sessionExpired): a heartbeat every tick costs no timer work.
+}
+
+// sessionExpired removes a member not heard from for session.timeout.ms. A
+// member with a parked JoinGroup or SyncGroup is kept alive.
+func (g *ClassicGroup) sessionExpired(id string) {
+	m, ok := g.members[id]
+	if !ok {
+		return
+	}
+	if g.now() < m.deadline {
+		m.session.Reset(m.deadline)
+		return
+	}
+	if m.join != nil || m.sync != nil {
+		g.heardFrom(m, g.now())
+		return
+	}
+	g.removeMember(m, event.Event{Reason: event.ReasonSessionTimeout, Ticks: g.now() - m.heard}, true)
+}
+
+// addMember adds a member with a parked JoinGroup.
+func (g *ClassicGroup) addMember(env Envelope, req *JoinGroupRequest, id string) *classicMember {
+	m := &classicMember{id: id, instanceID: req.GroupInstanceID, clientID: env.From}
+	g.setProtocols(m, req)
+	g.members[id] = m
+	g.order = append(g.order, id)
+	if m.instanceID != "" {
+		g.instances[m.instanceID] = id
+	}
+	if len(g.members) == 1 {
+		g.protocolType = req.ProtocolType
+	}
+	g.b().record(event.Event{Type: event.EvMemberAdded, Member: env.From, MemberID: id, Generation: g.generation, InstanceID: m.instanceID})
+	return m
+}
+
+func (m *classicMember) update(req *JoinGroupRequest) {
+	m.sessionTimeout, m.rebalanceTimeout = req.SessionTimeout, req.RebalanceTimeout
+	m.protocolType = req.ProtocolType
+	m.protocols = append([]JoinGroupProtocol(nil), req.Protocols...)
+}
+
+func (g *ClassicGroup) park(m *classicMember, env Envelope) {
+	if m.join == nil {
+		g.awaitingJoin++
+	}
+	e := env
+	m.join = &e
+}
+
+func (g *ClassicGroup) unparkJoin(m *classicMember) *Envelope {
+	e := m.join
+	if e != nil {
+		m.join = nil
+		g.awaitingJoin--
+		g.heardFrom(m, g.now())
+	}
+	return e
+}
+
+// handleJoin is GroupMetadataManager.classicGroupJoin.
+func (g *ClassicGroup) handleJoin(env Envelope, req *JoinGroupRequest) {
+	fail := func(code kafka.ErrorCode) {
+		g.b().reply(env, g.generation, &JoinGroupResponse{ErrorCode: code, MemberID: req.MemberID})
+	}
+	if g.state == kafka.GroupDead {
+		fail(kafka.COORDINATOR_NOT_AVAILABLE)
+		return
+	}
+	if !g.supportsProtocols(req.ProtocolType, req.Protocols) {
+		fail(kafka.INCONSISTENT_GROUP_PROTOCOL)
+		return
+	}
+	if req.MemberID == "" {
+		if req.GroupInstanceID != "" {
+			if old, ok := g.instances[req.GroupInstanceID]; ok {
+				g.replaceStaticMember(g.members[old], env, req)
+				return
+			}
+		}
+		m := g.addMember(env, req, g.gc.newMemberID(env.From))
+		g.heardFrom(m, g.now()-1)
+		g.park(m, env)
+		g.joined(event.ReasonMemberJoined, m.id)
+		return
+	}
+	m, code := g.validateMember(req.MemberID, req.GroupInstanceID)
+	if code != kafka.NONE {
+		fail(code)
+		return
+	}
+	g.heardFrom(m, g.now()-1)
+	switch g.state {
+	case kafka.GroupPreparingRebalance:
+		g.setProtocols(m, req)
+		g.park(m, env)
+		g.maybeCompleteJoin()
+	case kafka.GroupCompletingRebalance:
+		if m.matches(req.Protocols) {
+			// The same metadata (it may have missed the JoinGroup response):
+			// the current generation again.
+			g.b().reply(env, g.generation, g.joinResponse(m))
+			return
+		}
+		g.setProtocols(m, req)
+		g.park(m, env)
+		g.prepareRebalance(event.ReasonMetadataChanged, m.id)
+	case kafka.GroupStable:
+		switch {
+		case g.leader == m.id:
+			g.setProtocols(m, req)
+			g.park(m, env)
+			g.prepareRebalance(event.ReasonLeaderRejoined, m.id)
+		case !m.matches(req.Protocols):
+			g.setProtocols(m, req)
+			g.park(m, env)
+			g.prepareRebalance(event.ReasonMetadataChanged, m.id)
+		default:
+			// A follower with unchanged metadata: the current generation again.
+			g.b().reply(env, g.generation, g.joinResponse(m))
+		}
+	case kafka.GroupEmpty:
+		g.setProtocols(m, req)
+		g.park(m, env)
+		g.prepareRebalance(event.ReasonMemberJoined, m.id)
+	}
+}
+
+// joined starts or advances the join phase after a new member joined.
+func (g *ClassicGroup) joined(reason event.Reason, memberID string) {
+	switch g.state {
+	case kafka.GroupEmpty, kafka.GroupStable, kafka.GroupCompletingRebalance:
+		g.prepareRebalance(reason, memberID)
+	case kafka.GroupPreparingRebalance:
+		g.maybeCompleteJoin()
+	}
+}
+
+// joinResponse is the JoinGroup answer for m in the current generation;
+// only the leader gets the member list.
+func (g *ClassicGroup) joinResponse(m *classicMember) *JoinGroupResponse {
+	resp := &JoinGroupResponse{GenerationID: g.generation, ProtocolType: g.protocolType, ProtocolName: g.protocolName,
+		Leader: g.leader, MemberID: m.id}
+	if m.id == g.leader {
+		resp.Members = g.currentMembers()
+	}
+	return resp
+}
+
+// currentMembers lists the members with their metadata for the chosen
+// protocol, sorted by member id, for the leader.
+func (g *ClassicGroup) currentMembers() []JoinGroupMember {
+	ids := append([]string(nil), g.order...)
+	sortStrings(ids)
+	out := make([]JoinGroupMember, 0, len(ids))
+	for _, id := range ids {
+		m := g.members[id]
+		var md ConsumerProtocolSubscription
+		for _, p := range m.protocols {
+			if p.Name == g.protocolName {
+				md = p.Metadata
+			}
+		}
+		out = append(out, JoinGroupMember{MemberID: id, GroupInstanceID: m.instanceID, Metadata: md})
+	}
+	return out
+}
+
+// replaceStaticMember is KIP-345: a known group.instance.id with an unknown
+// member id gets a new member id and keeps its assignment; the old member id
+// is fenced (FENCED_INSTANCE_ID).
+func (g *ClassicGroup) replaceStaticMember(old *classicMember, env Envelope, req *JoinGroupRequest) {
+	newID := g.gc.newMemberID(env.From)
+	g.failParked(old, kafka.FENCED_INSTANCE_ID)
+	old.session.Stop()
+	old.syncTimer.Stop()
+	delete(g.members, old.id)
+	old.removed = true
+	for i, id := range g.order {
+		if id == old.id {
+			g.order[i] = newID
+		}
+	}
+	m := &classicMember{id: newID, instanceID: old.instanceID, clientID: env.From, assignment: old.assignment}
+	g.dropProtocols(old)
+	g.setProtocols(m, req)
+	g.members[newID] = m
+	g.instances[old.instanceID] = newID
+	if g.leader == old.id {
+		g.leader = newID
+	}
+	g.heardFrom(m, g.now()-1)
+	g.b().record(event.Event{Type: event.EvMemberAdded, Member: env.From, MemberID: newID, Generation: g.generation,
+		InstanceID: old.instanceID, Replaces: old.id})
+	switch g.state {
+	case kafka.GroupStable:
+		// A rebalance only if the vote of the next generation would choose
+		// another protocol (updateStaticMemberThenRebalanceOrCompleteJoin).
+		if g.selectProtocol() != g.protocolName {
+			g.park(m, env)
+			g.prepareRebalance(event.ReasonMetadataChanged, newID)
+			return
+		}
+		// No rebalance, no new generation: the current generation at once; a
+		// leader replaced this way is told to skip the assignment (KIP-814).
+		resp := g.joinResponse(m)
+		resp.Members = nil
+		resp.SkipAssignment = m.id == g.leader
+		g.awaitSync(m, g.now()+g.rebalanceTimeout()+2)
+		g.b().reply(env, g.generation, resp)
+	case kafka.GroupCompletingRebalance:
+		g.park(m, env)
+		g.prepareRebalance(event.ReasonStaticReplaced, newID)
+	default:
+		g.park(m, env)
+		g.maybeCompleteJoin()
+	}
+}
+
+// prepareRebalance starts the join phase: members waiting in SyncGroup learn
+// that a new rebalance started, the others learn it from their next
+// heartbeat (REBALANCE_IN_PROGRESS).
+func (g *ClassicGroup) prepareRebalance(reason event.Reason, memberID string) {
+	if g.state == kafka.GroupPreparingRebalance || g.state == kafka.GroupDead {
+		return
+	}
+	for _, id := range g.order {
+		m := g.members[id]
+		if m.sync != nil {
+			s := m.sync
+			m.sync = nil
+			g.heardFrom(m, g.now())
+			g.b().reply(*s, g.generation, &SyncGroupResponse{ErrorCode: kafka.REBALANCE_IN_PROGRESS})
+		}
+		m.awaitingSync = false
+		m.syncTimer.Stop()
+	}
+	g.rebalanceStart = g.now()
+	g.transition(kafka.GroupPreparingRebalance)
+	g.b().record(event.Event{Type: event.EvRebalance, Member: g.b().name, Generation: g.generation, Reason: reason, MemberID: memberID})
+	// The rebalance timeout counts from the member's side: it learns of the
+	// rebalance one tick after it starts and its JoinGroup takes one more.
+	at := g.now() + g.rebalanceTimeout() + 2
+	if g.joinTimer == nil {
+		g.joinTimer = g.b().clock.Schedule(at, "join "+g.id, g.joinExpired)
+	} else {
+		g.joinTimer.Reset(at)
+	}
+	g.maybeCompleteJoin()
+}
+
+func (g *ClassicGroup) joinExpired() {
+	if g.state == kafka.GroupPreparingRebalance {
+		g.completeJoin()
+	}
+}
+
+func (g *ClassicGroup) maybeCompleteJoin() {
+	if g.state == kafka.GroupPreparingRebalance && g.awaitingJoin == len(g.members) {
+		g.completeJoin()
+	}
+}
+
+// completeJoin is completeClassicGroupJoin: dynamic members that did not
+// rejoin are removed (static members stay, KIP-345), the generation goes up,
+// the protocol is chosen by vote and every waiting member gets its answer;
+// only the leader gets the member list.
+func (g *ClassicGroup) completeJoin() {
+	g.joinTimer.Stop()
+	for _, id := range append([]string(nil), g.order...) {
+		m := g.members[id]
+		if m.join == nil && m.instanceID == "" {
+			g.removeMember(m, event.Event{Reason: event.ReasonJoinTimeout}, false)
+		}
+	}
+	g.generation++
+	if len(g.members) == 0 {
+		g.leader, g.protocolName = "", ""
+		g.transition(kafka.GroupEmpty)
+		return
+	}
+	if l, ok := g.members[g.leader]; !ok || l.join == nil {
+		// The first member awaiting its join leads; if only static members
+		// that did not rejoin are left, the current (or first) one stays
+		// leader and the sync timeout will remove them.
+		next := ""
+		for _, id := range g.order {
+			if g.members[id].join != nil {
+				next = id
+				break
+			}
+		}
+		if next == "" && !ok {
+			next = g.order[0]
+		}
+		if next != "" {
+			g.leader = next
+		}
+	}
+	g.protocolName = g.selectProtocol()
+	g.transition(kafka.GroupCompletingRebalance)
+	lm := g.members[g.leader]
+	g.b().record(event.Event{Type: event.EvLeader, Member: lm.clientID, MemberID: lm.id, Generation: g.generation})
+	syncBy := g.now() + g.rebalanceTimeout() + 2
+	for _, id := range g.order {
+		m := g.members[id]
+		g.awaitSync(m, syncBy)
+		if env := g.unparkJoin(m); env != nil {
+			g.b().reply(*env, g.generation, g.joinResponse(m))
+		}
+	}
+}
+
+// awaitSync expects a SyncGroup from m by tick at.
+func (g *ClassicGroup) awaitSync(m *classicMember, at int) {
+	m.awaitingSync = true
+	if m.syncTimer == nil {
+		id := m.id
+		m.syncTimer = g.b().clock.Schedule(at, "sync "+id, func() { g.syncExpired(id) })
+		return
+	}
+	m.syncTimer.Reset(at)
+}
+
+// syncExpired removes members that sent no SyncGroup within the rebalance
+// timeout, then rebalances once.
+func (g *ClassicGroup) syncExpired(string) {
+	if g.state != kafka.GroupStable && g.state != kafka.GroupCompletingRebalance {
+		return
+	}
+	now := g.now()
+	var late []*classicMember
+	for _, mid := range g.order {
+		if m := g.members[mid]; m.awaitingSync && m.syncTimer != nil && m.syncTimer.At() <= now {
+			late = append(late, m)
+		}
+	}
+	for i, m := range late {
+		g.removeMember(m, event.Event{Reason: event.ReasonSyncTimeout}, i == len(late)-1)
+	}
+}
+
+// handleSync is GroupMetadataManager.classicGroupSync.
+func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
+	fail := func(code kafka.ErrorCode) {
+		g.b().reply(env, g.generation, &SyncGroupResponse{ErrorCode: code})
+	}
+	switch {
+	case g.state == kafka.GroupDead:
+		fail(kafka.COORDINATOR_NOT_AVAILABLE)
+		return
+	case g.state == kafka.GroupEmpty:
+		fail(kafka.UNKNOWN_MEMBER_ID)
+		return
+	}
+	m, code := g.validateMember(req.MemberID, req.GroupInstanceID)
+	if code != kafka.NONE {
+		fail(code)
+		return
+	}
+	if req.GenerationID != g.generation {
+		fail(kafka.ILLEGAL_GENERATION)
+		return
+	}
+	g.heardFrom(m, g.now()-1)
+	switch g.state {
+	case kafka.GroupPreparingRebalance:
+		fail(kafka.REBALANCE_IN_PROGRESS)
+	case kafka.GroupCompletingRebalance:
+		e := env
+		m.sync = &e
+		if m.id != g.leader {
+			return
+		}
+		// The coordinator stores the plan without looking inside it.
+		plan := map[string][]kafka.TopicPartition{}
+		for _, a := range req.Assignments {
+			plan[a.MemberID] = a.Assignment
+		}
+		for _, id := range g.order {
+			g.members[id].assignment = append([]kafka.TopicPartition(nil), plan[id]...)
+		}
+		g.transition(kafka.GroupStable)
+		for _, id := range g.order {
+			mm := g.members[id]
+			if mm.sync != nil {
+				s := mm.sync
+				mm.sync = nil
+				mm.awaitingSync = false
+				mm.syncTimer.Stop()
+				g.heardFrom(mm, g.now())
+				g.b().reply(*s, g.generation, &SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: mm.assignment})
+			}
+		}
+	case kafka.GroupStable:
+		m.awaitingSync = false
+		m.syncTimer.Stop()
+		g.b().reply(env, g.generation, &SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment})
+	}
+}
+
+// handleHeartbeat is GroupMetadataManager.classicGroupHeartbeat.
+func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
+	code := kafka.NONE
+	if g.state == kafka.GroupDead {
+		code = kafka.COORDINATOR_NOT_AVAILABLE
+	} else if m, c := g.validateHeartbeater(env.Conn, req); c != kafka.NONE {
+		code = c
+	} else if req.GenerationID != g.generation {
+		code = kafka.ILLEGAL_GENERATION
+	} else {
+		switch g.state {
+		case kafka.GroupEmpty:
+			code = kafka.UNKNOWN_MEMBER_ID
+		case kafka.GroupPreparingRebalance:
+			g.heardFrom(m, g.now()-1)
+			code = kafka.REBALANCE_IN_PROGRESS
+		default:
+			g.heardFrom(m, g.now()-1)
+		}
+	}
+	g.b().reply(env, g.generation, heartbeatResponse(code))
+}
+
+// validateHeartbeater is validateMember with a per-connection memory of the
+// member last validated there: a heartbeat every tick from hundreds of
+// members then costs no map lookup. A remembered member is checked again in
+// full (still in the group, same member id and group.instance.id).
+func (g *ClassicGroup) validateHeartbeater(conn int, req *HeartbeatRequest) (*classicMember, kafka.ErrorCode) {
+	if conn > 0 && conn < len(g.byConn) {
+		if m := g.byConn[conn]; m != nil && !m.removed && m.id == req.MemberID && m.instanceID == req.GroupInstanceID {
+			return m, kafka.NONE
+		}
+	}
+	m, code := g.validateMember(req.MemberID, req.GroupInstanceID)
+	if code == kafka.NONE && conn > 0 {
+		for len(g.byConn) <= conn {
+			g.byConn = append(g.byConn, nil)
+		}
+		g.byConn[conn] = m
+	}
+	return m, code
+}
+
+// handleLeave is GroupMetadataManager.classicGroupLeave for one member.
+func (g *ClassicGroup) handleLeave(env Envelope, req *LeaveGroupRequest) {
+	resp := &LeaveGroupResponse{}
+	var leaving []*classicMember
+	for _, id := range req.Members {
+		m, code := g.validateMember(id.MemberID, id.GroupInstanceID)
+		if id.MemberID == "" && id.GroupInstanceID != "" {
+			// an admin removal by group.instance.id
+			if mid, ok := g.instances[id.GroupInstanceID]; ok {
+				m, code = g.members[mid], kafka.NONE
+			}
+		}
+		resp.Members = append(resp.Members, LeaveGroupMemberResponse{MemberID: id.MemberID, GroupInstanceID: id.GroupInstanceID, ErrorCode: code})
+		if code == kafka.NONE {
+			leaving = append(leaving, m)
+		} else if resp.ErrorCode == kafka.NONE {
+			resp.ErrorCode = code
+		}
+	}
+	g.b().reply(env, g.generation, resp)
+	for i, m := range leaving {
+		reason := ""
+		if i < len(req.Members) {
+			reason = req.Members[i].Reason
+		}
+		g.removeMember(m, event.Event{Reason: event.ReasonLeaveGroup}.WithText(reason), true)
+	}
+}
+
+// failParked answers a member's parked JoinGroup and SyncGroup with an error.
+func (g *ClassicGroup) failParked(m *classicMember, code kafka.ErrorCode) {
+	if env := g.unparkJoin(m); env != nil {
+		g.b().reply(*env, g.generation, &JoinGroupResponse{ErrorCode: code, MemberID: m.id})
+	}
+	if m.sync != nil {
+		s := m.sync
+		m.sync = nil
+		g.b().reply(*s, g.generation, &SyncGroupResponse{ErrorCode: code})
+	}
+}
+
+// removeMember drops a member (why: the removal event's Reason, Ticks and
+// Text) and, if rebalance, starts a rebalance.
+func (g *ClassicGroup) removeMember(m *classicMember, why event.Event, rebalance bool) {
+	g.failParked(m, kafka.UNKNOWN_MEMBER_ID)
+	m.session.Stop()
+	m.syncTimer.Stop()
+	g.dropProtocols(m)
+	delete(g.members, m.id)
+	m.removed = true
+	for i, id := range g.order {
+		if id == m.id {
+			g.order = append(g.order[:i:i], g.order[i+1:]...)
+			break
+		}
+	}
+	if m.instanceID != "" && g.instances[m.instanceID] == m.id {
+		delete(g.instances, m.instanceID)
+	}
+	if g.leader == m.id {
+		g.leader = ""
+	}
+	why.Type, why.Member, why.MemberID, why.Generation, why.InstanceID = event.EvMemberRemoved, m.clientID, m.id, g.generation, m.instanceID
+	g.b().record(why)
+	if !rebalance {
+		return
+	}
+	switch g.state {
+	case kafka.GroupStable, kafka.GroupCompletingRebalance:
+		g.prepareRebalance(event.ReasonMemberLeft, m.id)
+	case kafka.GroupPreparingRebalance:
+		g.maybeCompleteJoin()
+	}
+}
+
+// validateOffsetCommit is ClassicGroup.validateOffsetCommit: fenced by member
+// and generation; a plain OffsetCommit also waits out CompletingRebalance
+// (a TxnOffsetCommit has no state check, KIP-447).
+func (g *ClassicGroup) validateOffsetCommit(memberID, instanceID string, gen int, txn bool) kafka.ErrorCode {
+	if g.state == kafka.GroupDead {
+		return kafka.COORDINATOR_NOT_AVAILABLE
+	}
+	if gen < 0 && memberID == "" && g.state == kafka.GroupEmpty {
+		return kafka.NONE // a simple (non-group) commit
+	}
+	if _, code := g.validateMember(memberID, instanceID); code != kafka.NONE {
+		return code
+	}
+	if gen != g.generation {
+		return kafka.ILLEGAL_GENERATION
+	}
+	if !txn && g.state == kafka.GroupCompletingRebalance {
+		return kafka.REBALANCE_IN_PROGRESS
+	}
+	return kafka.NONE
+}

@@ -1,0 +1,174 @@
+package broker
+
+import (
+	"testing"
+
+	"github.com/kgviz/kgviz/kgviz/clock"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+)
+
+// The classic group coordinator stepped by messages alone: no client, only
+// requests in and answers out, on the logical clock.
+
+type outbox struct{ sent []Envelope }
+
+func (o *outbox) Send(e Envelope) { o.sent = append(o.sent, e) }
+
+type harness struct {
+	t   *testing.T
+	b   *Broker
+	clk *clock.Clock
+	out *outbox
+	id  int
+}
+
+func newHarness(t *testing.T) *harness {
+	clk, out := clock.New(), &outbox{}
+	b := New(Config{InternalTopics: true}, clk, out, nil)
+	b.CreateTopic("orders", 2)
+	return &harness{t: t, b: b, clk: clk, out: out}
+}
+
+var conns = map[string]int{"C1": 1, "C2": 2, "C3": 3}
+
+// send delivers a request from client and returns the answers the broker
+// sent at once (to anyone).
+func (h *harness) send(client string, m kafka.Message) []Envelope {
+	h.id++
+	n := len(h.out.sent)
+	h.b.Receive(Envelope{ID: h.id, From: client, To: "B1", Conn: conns[client], Msg: m})
+	return h.out.sent[n:]
+}
+
+// tick advances the clock and fires the coordinator's timers; it returns
+// what the broker sent meanwhile.
+func (h *harness) tick(n int) []Envelope {
+	from := len(h.out.sent)
+	for i := 0; i < n; i++ {
+		h.clk.Advance()
+		h.clk.FireDue()
+	}
+	return h.out.sent[from:]
+}
+
+// answerTo finds the answer to client among envelopes.
+func answerTo[T kafka.Message](h *harness, envs []Envelope, client string) T {
+	h.t.Helper()
+	for _, e := range envs {
+		if m, ok := e.Msg.(T); ok && e.To == client {
+			return m
+		}
+	}
+	var zero T
+	h.t.Fatalf("no %T to %s among %d answers", zero, client, len(envs))
+	return zero
+}
+
+func join(member string) *JoinGroupRequest {
+	return &JoinGroupRequest{GroupID: "g", SessionTimeout: 10, RebalanceTimeout: 12, MemberID: member, ProtocolType: "consumer",
+		Protocols: []JoinGroupProtocol{{Name: "range", Metadata: ConsumerProtocolSubscription{Topics: []string{"orders"}, GenerationID: -1}}}}
+}
+
+func heartbeat(member string, gen int) *HeartbeatRequest {
+	return &HeartbeatRequest{GroupID: "g", GenerationID: gen, MemberID: member}
+}
+
+// stableAlone makes C1 the only member of a stable group; it returns C1's member id.
+func (h *harness) stableAlone() string {
+	jr := answerTo[*JoinGroupResponse](h, h.send("C1", join("")), "C1")
+	if jr.ErrorCode != kafka.NONE || jr.GenerationID != 1 || jr.Leader != jr.MemberID {
+		h.t.Fatalf("join: %+v", jr)
+	}
+	plan := []SyncGroupAssignment{{MemberID: jr.MemberID, Assignment: []kafka.TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}}}}
+	sr := answerTo[*SyncGroupResponse](h, h.send("C1", &SyncGroupRequest{GroupID: "g", GenerationID: 1, MemberID: jr.MemberID, Assignments: plan}), "C1")
+	if sr.ErrorCode != kafka.NONE || len(sr.Assignment) != 2 {
+		h.t.Fatalf("sync: %+v", sr)
+	}
+	if g := h.b.Groups().Classic("g"); g.State() != kafka.GroupStable {
+		h.t.Fatalf("state %s", g.State())
+	}
+	return jr.MemberID
+}
+
+// A member that stops heartbeating is removed after session.timeout.ms; a
+// later heartbeat learns it (UNKNOWN_MEMBER_ID), and the group is Empty.
+func TestSessionTimeoutRemovesMember(t *testing.T) {
+	h := newHarness(t)
+	c1 := h.stableAlone()
+	for i := 0; i < 3; i++ {
+		h.tick(3)
+		if r := answerTo[*HeartbeatResponse](h, h.send("C1", heartbeat(c1, 1)), "C1"); r.ErrorCode != kafka.NONE {
+			t.Fatalf("heartbeat %d: %s", i, r.ErrorCode)
+		}
+	}
+	// The last heartbeat arrived at tick 9, sent at tick 8 (every message
+	// takes a tick): the session ends at 8 + 10.
+	g := h.b.Groups().Classic("g")
+	h.tick(8)
+	if !g.HasMember(c1) {
+		t.Fatal("removed before the session timeout")
+	}
+	h.tick(1)
+	if g.HasMember(c1) || g.State() != kafka.GroupEmpty {
+		t.Fatalf("after the session timeout: member %v, state %s", g.HasMember(c1), g.State())
+	}
+	if r := answerTo[*HeartbeatResponse](h, h.send("C1", heartbeat(c1, 1)), "C1"); r.ErrorCode != kafka.UNKNOWN_MEMBER_ID {
+		t.Fatalf("heartbeat of a removed member: %s", r.ErrorCode)
+	}
+}
+
+// A member joins a stable group: the old member's heartbeat answers
+// REBALANCE_IN_PROGRESS; it does not rejoin within the rebalance timeout,
+// so the coordinator completes the join without it, and its next heartbeat
+// answers UNKNOWN_MEMBER_ID. The newcomer leads generation 2 alone.
+func TestRebalanceTimeoutRemovesMember(t *testing.T) {
+	h := newHarness(t)
+	c1 := h.stableAlone()
+	if out := h.send("C2", join("")); len(out) != 0 {
+		t.Fatalf("the newcomer's JoinGroup is answered at once: %v", out)
+	}
+	g := h.b.Groups().Classic("g")
+	if g.State() != kafka.GroupPreparingRebalance {
+		t.Fatalf("state %s", g.State())
+	}
+	h.tick(1)
+	if r := answerTo[*HeartbeatResponse](h, h.send("C1", heartbeat(c1, 1)), "C1"); r.ErrorCode != kafka.REBALANCE_IN_PROGRESS {
+		t.Fatalf("heartbeat during the rebalance: %s", r.ErrorCode)
+	}
+	// C1 keeps heartbeating (its heartbeat thread runs) but never rejoins.
+	var jr *JoinGroupResponse
+	for i := 0; i < 14 && jr == nil; i++ {
+		out := h.tick(1)
+		for _, e := range out {
+			if m, ok := e.Msg.(*JoinGroupResponse); ok && e.To == "C2" {
+				jr = m
+			}
+		}
+		if jr == nil {
+			h.send("C1", heartbeat(c1, 1))
+		}
+	}
+	if jr == nil || jr.ErrorCode != kafka.NONE || jr.GenerationID != 2 || jr.Leader != jr.MemberID || len(jr.Members) != 1 {
+		t.Fatalf("the newcomer's join: %+v", jr)
+	}
+	if g.HasMember(c1) {
+		t.Fatal("C1 is still a member after the rebalance timeout")
+	}
+	if r := answerTo[*HeartbeatResponse](h, h.send("C1", heartbeat(c1, 1)), "C1"); r.ErrorCode != kafka.UNKNOWN_MEMBER_ID {
+		t.Fatalf("heartbeat of the removed member: %s", r.ErrorCode)
+	}
+	// C1 rejoins with no member id, as the consumer does after resetting its generation.
+	h.send("C1", join(""))
+	if g.State() != kafka.GroupPreparingRebalance {
+		t.Fatalf("C1's rejoin: state %s", g.State())
+	}
+}
+
+// A heartbeat from an old generation answers ILLEGAL_GENERATION.
+func TestHeartbeatIllegalGeneration(t *testing.T) {
+	h := newHarness(t)
+	c1 := h.stableAlone()
+	if r := answerTo[*HeartbeatResponse](h, h.send("C1", heartbeat(c1, 0)), "C1"); r.ErrorCode != kafka.ILLEGAL_GENERATION {
+		t.Fatalf("heartbeat of generation 0: %s", r.ErrorCode)
+	}
+}

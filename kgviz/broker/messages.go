@@ -1,0 +1,65 @@
+package broker
+
+import "github.com/kgviz/kgviz/kgviz/kafka"
+
+// ErrorOf returns a response's error code (NONE for requests).
+func ErrorOf(m kafka.Message) kafka.ErrorCode {
+	switch r := m.(type) {
+	case *ProduceResponse:
+		return r.ErrorCode
+	case *FetchResponse:
+		return r.ErrorCode
+	case *OffsetCommitResponse:
+		return r.ErrorCode
+	case *OffsetFetchResponse:
+		return r.ErrorCode
+	case *FindCoordinatorResponse:
+		return r.ErrorCode
+	case *JoinGroupResponse:
+		return r.ErrorCode
+	case *HeartbeatResponse:
+		return r.ErrorCode
+	case *LeaveGroupResponse:
+		return r.ErrorCode
+	case *SyncGroupResponse:
+		return r.ErrorCode
+	case *InitProducerIDResponse:
+		return r.ErrorCode
+	case *AddPartitionsToTxnResponse:
+		return r.ErrorCode
+	case *AddOffsetsToTxnResponse:
+		return r.ErrorCode
+	case *EndTxnResponse:
+		return r.ErrorCode
+	case *WriteTxnMarkersResponse:
+		return r.ErrorCode
+	case *TxnOffsetCommitResponse:
+		return r.ErrorCode
+	case *ConsumerGroupHeartbeatResponse:
+		return r.ErrorCode
+	}
+	return kafka.NONE
+}
+
+// ProducerOf returns the producer id and epoch a message is about (0 if none).
+func ProducerOf(m kafka.Message) (pid int64, epoch int) {
+	switch r := m.(type) {
+	case *ProduceRequest:
+		return r.Batch.ProducerID, r.Batch.ProducerEpoch
+	case *AddPartitionsToTxnRequest:
+		return r.ProducerID, r.ProducerEpoch
+	case *AddOffsetsToTxnRequest:
+		return r.ProducerID, r.ProducerEpoch
+	case *EndTxnRequest:
+		return r.ProducerID, r.ProducerEpoch
+	case *TxnOffsetCommitRequest:
+		return r.ProducerID, r.ProducerEpoch
+	case *WriteTxnMarkersRequest:
+		return r.ProducerID, r.ProducerEpoch
+	case *WriteTxnMarkersResponse:
+		return r.ProducerID, r.ProducerEpoch
+	case *InitProducerIDResponse:
+		return r.ProducerID, r.ProducerEpoch
+	}
+	return 0, 0
+}

@@ -1,0 +1,219 @@
+package fold
+
+import (
+	"github.com/kgviz/kgviz/kgviz/event"
+)
+
+// Span is a stretch of a lane in one state: ticks [Start, End).
+type Span struct {
+	Start, End int
+	State      string // an activity, or a group state on the coordinator's lane
+	Record     string // the record being processed
+	Generation int    // the group's generation (coordinator lane)
+}
+
+// ZombieSpan is a stretch during which a lane's process ran outside the group.
+type ZombieSpan struct {
+	Lane, Start, End int
+}
+
+// Mark is a moment on a member's lane: a crash, a restart, a close, a poll
+// timeout, a slow record, a commit that failed, an error, the leader, a new
+// member epoch (KIP-848).
+type Mark struct {
+	Tick  int
+	Lane  int
+	Event event.Event
+}
+
+// Timeline is what each member's application thread did, tick by tick: lane
+// 0 is the group coordinator (B1), then one lane per member, then one per
+// zombie process (a process replaced by a restart while stuck, "C2 (zombie)").
+type Timeline struct {
+	Lanes       []string
+	Spans       [][]Span // per lane, in order; the last span ends at Now+1
+	Zombies     []ZombieSpan
+	Marks       []Mark
+	Generations []GenerationChange
+}
+
+// markTypes are the events drawn as marks on a lane.
+var markTypes = map[event.Type]bool{
+	event.EvCrash: true, event.EvRestart: true, event.EvClose: true, event.EvZombie: true, event.EvPollTimeout: true,
+	event.EvSlowStart: true, event.EvCommitFailed: true, event.EvError: true, event.EvLeader: true, event.EvExit: true,
+	event.EvMemberEpoch: true,
+}
+
+// MemberLanes returns the member names plus any other name that has
+// activities, in order of first appearance.
+func (f *Fold) MemberLanes() []string {
+	lanes := append([]string(nil), f.src.Members()...)
+	seen := map[string]bool{}
+	for _, m := range lanes {
+		seen[m] = true
+	}
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvActivity && e.Member != "" && !seen[e.Member] {
+			seen[e.Member] = true
+			lanes = append(lanes, e.Member)
+		}
+	}
+	return lanes
+}
+
+// Timeline builds the lanes.
+func (f *Fold) Timeline() Timeline {
+	if f.timeline != nil {
+		return *f.timeline
+	}
+	members := f.MemberLanes()
+	lanes := append([]string{"B1"}, members...)
+	li := map[string]int{}
+	for i, m := range lanes {
+		li[m] = i
+	}
+	// A restart while the member is stuck leaves the old process running as
+	// a zombie (EvZombie with ReasonReplaced): its events, recognised by its
+	// member id, get a lane of their own, "C2 (zombie)".
+	type zkey struct{ member, id string }
+	zombieLane := map[zkey]int{}
+	zombieFrom := map[zkey]int{}
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvZombie && e.Reason == event.ReasonReplaced && e.MemberID != "" {
+			k := zkey{e.Member, e.MemberID}
+			if _, ok := zombieLane[k]; !ok {
+				zombieLane[k], zombieFrom[k] = len(lanes), e.Tick
+				name := e.Member + " (zombie)"
+				li[name] = len(lanes)
+				lanes = append(lanes, name)
+			}
+		}
+	}
+	laneOf := func(e event.Event) (int, bool) {
+		k := zkey{e.Member, e.MemberID}
+		if z, ok := zombieLane[k]; ok && e.MemberID != "" && e.Tick >= zombieFrom[k] && e.Type != event.EvRestart {
+			return z, true
+		}
+		l, ok := li[e.Member]
+		return l, ok
+	}
+	tl := Timeline{Lanes: lanes, Spans: make([][]Span, len(lanes))}
+	openZombie := map[int]int{}
+	closeZombie := func(lane, t int) {
+		if s, ok := openZombie[lane]; ok {
+			tl.Zombies = append(tl.Zombies, ZombieSpan{lane, s, t})
+			delete(openZombie, lane)
+		}
+	}
+	addSpan := func(l int, s Span) {
+		sp := tl.Spans[l]
+		if n := len(sp); n > 0 {
+			sp[n-1].End = s.Start
+		}
+		tl.Spans[l] = append(sp, s)
+	}
+	for _, e := range f.src.Events() {
+		switch e.Type {
+		case event.EvGroupState:
+			addSpan(0, Span{Start: e.Tick, State: string(e.GroupState), Generation: e.Generation})
+		case event.EvActivity:
+			if l, ok := laneOf(e); ok {
+				addSpan(l, Span{Start: e.Tick, State: string(e.Activity), Record: e.Record})
+				if e.Activity == event.ActivityDead {
+					closeZombie(l, e.Tick)
+				}
+			}
+		}
+		if markTypes[e.Type] && e.Member != "" {
+			l, ok := laneOf(e)
+			if !ok {
+				continue
+			}
+			tl.Marks = append(tl.Marks, Mark{Tick: e.Tick, Lane: l, Event: e})
+			switch e.Type {
+			case event.EvZombie:
+				if _, open := openZombie[l]; !open {
+					openZombie[l] = e.Tick
+				}
+			case event.EvCrash, event.EvClose, event.EvRestart:
+				closeZombie(l, e.Tick)
+			}
+		}
+		if e.Type == event.EvMemberAdded {
+			if l, ok := li[e.Member]; ok {
+				closeZombie(l, e.Tick)
+			}
+		}
+	}
+	end := f.src.Now() + 1
+	for l := range lanes {
+		closeZombie(l, end)
+		if n := len(tl.Spans[l]); n > 0 {
+			tl.Spans[l][n-1].End = end
+		}
+	}
+	tl.Generations = f.Generations()
+	f.timeline = &tl
+	return tl
+}
+
+// Cell is one partition at one tick of the heatmap.
+type OwnerCell struct {
+	Owner  int // index into the lanes given to Ownership, -1: none
+	Paused bool
+}
+
+// Ownership replays EvAssigned, EvRevoked, EvPaused and EvResumed and
+// returns the state of each partition at each tick of [from, to] (after
+// that tick's events), indexed [partition][tick-from].
+func (f *Fold) Ownership(lanes, parts []string, from, to int) [][]OwnerCell {
+	li := map[string]int{}
+	for i, m := range lanes {
+		li[m] = i
+	}
+	pi := map[string]int{}
+	for i, p := range parts {
+		pi[p] = i
+	}
+	cur := make([]OwnerCell, len(parts))
+	for i := range cur {
+		cur[i].Owner = -1
+	}
+	grid := make([][]OwnerCell, len(parts))
+	for i := range grid {
+		grid[i] = make([]OwnerCell, to-from+1)
+	}
+	next, stop := iterPull(f.src)
+	defer stop()
+	e, ok := next()
+	for t := 0; t <= to; t++ {
+		for ; ok && e.Tick <= t; e, ok = next() {
+			for _, part := range e.Partitions() {
+				p, known := pi[part]
+				if !known {
+					continue
+				}
+				switch e.Type {
+				case event.EvAssigned:
+					if m, ok := li[e.Member]; ok {
+						cur[p].Owner = m
+					}
+				case event.EvRevoked:
+					if m, ok := li[e.Member]; ok && cur[p].Owner == m {
+						cur[p].Owner = -1
+					}
+				case event.EvPaused:
+					cur[p].Paused = true
+				case event.EvResumed:
+					cur[p].Paused = false
+				}
+			}
+		}
+		if t >= from {
+			for p := range parts {
+				grid[p][t-from] = cur[p]
+			}
+		}
+	}
+	return grid
+}

@@ -1,0 +1,475 @@
+package kgviz
+
+import (
+	"strconv"
+
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+	"github.com/kgviz/kgviz/kgviz/modern"
+)
+
+// consumerGroupClient is the consumer's side of the consumer group protocol
+// (KIP-848, group.protocol=consumer): Kafka 4.1.1's ConsumerMembershipManager
+// (with AbstractMembershipManager) and ConsumerHeartbeatRequestManager (with
+// its HeartbeatState), as an AsyncKafkaConsumer runs them.
+//
+// The heartbeat thread (the consumer's background thread) sends
+// ConsumerGroupHeartbeat at the interval the coordinator gives, or at once
+// when the member joins, acknowledges a reconciliation or leaves; it learns
+// its member epoch and its assignment from the answers. The application
+// thread reconciles at its next poll(): it revokes what the new assignment
+// no longer holds (committing first when auto-commit or its rebalance
+// listener owes a commit: onPartitionsRevoked), takes what is new
+// (onPartitionsAssigned) and keeps consuming the rest; a fenced or stale
+// member gives its partitions up as lost (onPartitionsLost) and joins again
+// with epoch 0. kgviz reconciles in poll() as Kafka does when a
+// ConsumerRebalanceListener is registered or auto-commit is on
+// (docs/simplifications.md).
+type consumerGroupClient struct {
+	state ConsumerMemberState
+	epoch int // the member epoch: 0 to join, -1 or -2 to leave
+	// The target assignment the coordinator sent and the assignment the
+	// member reconciled, each with its local epoch (AbstractMembershipManager's
+	// LocalAssignment; -1 is NONE). The member reconciled its target when the
+	// local epochs are equal.
+	target       []TopicPartition
+	targetLocal  int
+	current      []TopicPartition
+	currentLocal int
+	// subscribed: subscribe() was called; the next poll joins (onConsumerPoll).
+	subscribed bool
+	// lost: onPartitionsLost is owed (fenced, stale, fatal); the next poll
+	// gives the partitions up.
+	lost      bool
+	fatal     event.Exception // the error a FATAL member's next poll throws
+	fatalCode ErrorCode
+	// The heartbeat request manager.
+	inFlight  int // the heartbeat waiting for its answer (message id), 0: none
+	nextAt    int // when the heartbeat interval expires
+	interval  int // the coordinator's group.consumer.heartbeat.interval.ms
+	sentLocal int // the local epoch of the assignment last reported; -2 after a reset
+	sentAll   bool
+	// commitEpoch is the member epoch offset commits and fetches carry
+	// (CommitRequestManager's memberInfo): -1 while not in the group.
+	commitEpoch int
+	plainReq    broker.ConsumerGroupHeartbeatRequest
+}
+
+// cgInit sets up a new process of a Consumer member: the member id is the
+// consumer's own, made at startup and kept for the process's lifetime
+// (ConsumerGroupHeartbeat version 1); kgviz makes it name-incarnation ("C1-1")
+// instead of a UUID so that runs are reproducible.
+func (p *member) cgInit() {
+	c := &p.cg
+	*c = consumerGroupClient{state: ConsumerUnsubscribed, targetLocal: -1, currentLocal: -1, sentLocal: -2, commitEpoch: -1}
+	p.group.memberID = p.name + "-" + strconv.Itoa(p.incarnation)
+}
+
+// consumerProtocol says whether the process uses the consumer group protocol.
+func (p *member) consumerProtocol() bool { return p.cfg.groupProtocol == Consumer }
+
+// cgSetEpoch is updateMemberEpoch with the MemberStateListeners: the commit
+// manager's member epoch and the consumer's ConsumerGroupMetadata (which
+// keeps the last epoch the member had once it leaves).
+func (p *member) cgSetEpoch(e int) {
+	c, g := &p.cg, &p.group
+	c.epoch = e
+	if e > 0 {
+		c.commitEpoch = e
+		g.generation, g.appMemberID, g.appGeneration = e, g.memberID, e
+	} else {
+		c.commitEpoch = -1
+		g.generation = 0
+	}
+}
+
+// cgJoin is transitionToJoining: epoch 0, the next heartbeat joins with
+// every field.
+func (p *member) cgJoin() {
+	c := &p.cg
+	p.cgSetEpoch(0)
+	c.state = ConsumerJoining
+	c.target, c.targetLocal = nil, -1
+	p.touch()
+}
+
+// cgHeartbeat is the heartbeat thread's turn (AbstractHeartbeatRequestManager.poll):
+// one heartbeat at a time, when the interval expired, or at once to join, to
+// acknowledge a reconciliation or to leave.
+func (p *member) cgHeartbeat() {
+	c := &p.cg
+	switch c.state {
+	case ConsumerUnsubscribed, ConsumerFatal, ConsumerStale, ConsumerFenced:
+		return // shouldSkipHeartbeat
+	}
+	urgent := c.state == ConsumerLeaving || (c.state == ConsumerAcknowledging || c.state == ConsumerJoining) && c.inFlight == 0
+	if !urgent && (c.inFlight != 0 || p.now() < c.nextAt) {
+		return
+	}
+	p.cgSend(false)
+}
+
+// cgSend builds and sends a heartbeat as HeartbeatState.buildRequestData
+// does (what did not change since the last one is not sent), then
+// onHeartbeatRequestGenerated. A heartbeat that joins, leaves or reports the
+// owned partitions is recorded; the others are not, as the classic
+// heartbeats are not.
+func (p *member) cgSend(ignoreAnswer bool) {
+	c := &p.cg
+	req := &c.plainReq
+	all := c.state == ConsumerJoining
+	plain := !all && c.sentAll && c.sentLocal == c.currentLocal && c.epoch > 0
+	if !plain {
+		req = &broker.ConsumerGroupHeartbeatRequest{}
+	}
+	*req = broker.ConsumerGroupHeartbeatRequest{GroupID: GroupID, MemberID: p.group.memberID, MemberEpoch: c.epoch,
+		InstanceID: p.cfg.instanceID, RebalanceTimeoutMs: -1}
+	if all || !c.sentAll {
+		req.RebalanceTimeoutMs = p.cfg.maxPollInterval
+		req.SubscribedTopicNames = kafka.JavaHashMapOrder(p.w.topicNames())
+		req.ServerAssignor = p.cfg.remoteAssignor
+		c.sentAll = true
+	}
+	if all || c.sentLocal != c.currentLocal {
+		req.TopicPartitions = p.w.assignmentOf(c.current)
+		c.sentLocal = c.currentLocal
+	}
+	record := !plain
+	env := broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: c.epoch, Msg: req}
+	id := p.w.net.sendConsumerHeartbeat(env, p, record)
+	c.nextAt = p.now() + c.interval
+	if !ignoreAnswer {
+		c.inFlight = id
+	}
+	// onHeartbeatRequestGenerated
+	switch c.state {
+	case ConsumerAcknowledging:
+		if c.currentLocal == c.targetLocal {
+			c.state = ConsumerStable
+		} else {
+			c.state = ConsumerReconciling
+		}
+	case ConsumerLeaving:
+		c.state = ConsumerUnsubscribed
+	}
+}
+
+// resetSent is resetHeartbeatState: after an error the next heartbeat sends
+// everything again.
+func (c *consumerGroupClient) resetSent() { c.sentAll, c.sentLocal = false, -2 }
+
+// onConsumerGroupHeartbeatResponse is onResponse: onHeartbeatSuccess, or
+// the error handling of onErrorResponse.
+func (p *member) onConsumerGroupHeartbeatResponse(env broker.Envelope, m *broker.ConsumerGroupHeartbeatResponse) {
+	c := &p.cg
+	if env.ReplyTo != c.inFlight {
+		return // the answer to a leave, which nobody waits for
+	}
+	c.inFlight = 0
+	if m.ErrorCode != kafka.NONE {
+		p.cgError(m.ErrorCode)
+		return
+	}
+	if m.HeartbeatIntervalMs != c.interval {
+		c.interval = m.HeartbeatIntervalMs
+		c.nextAt = p.now() + c.interval
+	}
+	if !c.state.inGroup() || c.state == ConsumerLeaving || m.MemberEpoch < 0 {
+		return
+	}
+	if m.MemberEpoch != c.epoch {
+		p.cgSetEpoch(m.MemberEpoch)
+	}
+	if m.Assignment == nil {
+		return
+	}
+	switch c.state {
+	case ConsumerStable, ConsumerJoining, ConsumerAcknowledging, ConsumerReconciling: // canHandleNewAssignment
+	default:
+		return
+	}
+	// processAssignmentReceived
+	names := m.Assignment.TopicPartitions.TopicPartitions(p.w.topicsImage())
+	if c.targetLocal == -1 || !equalTPs(names, c.target) {
+		c.target = names
+		c.targetLocal++
+	}
+	if c.currentLocal != c.targetLocal {
+		c.state = ConsumerReconciling
+		p.wake()
+	} else if c.state == ConsumerReconciling || c.state == ConsumerJoining {
+		c.state = ConsumerStable
+	}
+	p.touch()
+}
+
+func equalTPs(a, b []TopicPartition) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for i := range a {
+		if a[i] != b[i] {
+			return false
+		}
+	}
+	return true
+}
+
+// cgError is onErrorResponse: FENCED_MEMBER_EPOCH and UNKNOWN_MEMBER_ID
+// fence the member (it gives its partitions up as lost and joins again),
+// COORDINATOR_NOT_AVAILABLE is retried, anything else is fatal
+// (UNRELEASED_INSTANCE_ID, FENCED_INSTANCE_ID, GROUP_ID_NOT_FOUND,
+// UNSUPPORTED_ASSIGNOR, INVALID_REQUEST: handleFatalFailure).
+func (p *member) cgError(code ErrorCode) {
+	c := &p.cg
+	c.resetSent()
+	c.nextAt = p.now()
+	switch code {
+	case kafka.FENCED_MEMBER_EPOCH, kafka.UNKNOWN_MEMBER_ID:
+		p.cgFenced()
+	case kafka.COORDINATOR_NOT_AVAILABLE:
+		c.nextAt = p.now() + 1 // retry.backoff.ms
+	default:
+		prev := c.state
+		c.state, c.fatalCode = ConsumerFatal, code
+		c.fatal = map[ErrorCode]event.Exception{kafka.UNRELEASED_INSTANCE_ID: event.UnreleasedInstanceIDException,
+			kafka.FENCED_INSTANCE_ID: event.FencedInstanceIDException, kafka.GROUP_ID_NOT_FOUND: event.GroupIDNotFoundException,
+			kafka.UNSUPPORTED_ASSIGNOR: event.UnsupportedAssignorException}[code]
+		if c.fatal == "" {
+			c.fatal = event.KafkaException
+		}
+		c.commitEpoch = -1 // the epoch listeners hear "no epoch": commits carry -1
+		if prev != ConsumerUnsubscribed && prev != ConsumerLeaving && prev != ConsumerPrepareLeaving {
+			c.lost = true
+		}
+	}
+	p.touch()
+	p.wake()
+}
+
+// cgFenced is transitionToFenced.
+func (p *member) cgFenced() {
+	c := &p.cg
+	switch c.state {
+	case ConsumerPrepareLeaving, ConsumerLeaving:
+		c.state = ConsumerUnsubscribed
+		return
+	case ConsumerUnsubscribed:
+		return
+	}
+	c.state = ConsumerFenced
+	p.cgSetEpoch(0)
+	c.lost = true
+}
+
+// cgLeaveEpoch is leaveGroupEpoch: a static member leaves for a while (-2),
+// a dynamic one for good (-1).
+func (p *member) cgLeaveEpoch() int {
+	if p.cfg.instanceID != "" {
+		return broker.LeaveGroupStaticMemberEpoch
+	}
+	return broker.LeaveGroupMemberEpoch
+}
+
+// cgLeave sends the heartbeat that leaves the group now
+// (transitionToSendingLeaveGroup, then the heartbeat LEAVING sends at once).
+func (p *member) cgLeave() {
+	c := &p.cg
+	if !c.state.inGroup() && c.state != ConsumerLeaving {
+		return
+	}
+	c.epoch = p.cgLeaveEpoch()
+	c.commitEpoch = -1
+	c.current, c.currentLocal = nil, -1
+	c.state = ConsumerLeaving
+	p.cgSend(true)
+}
+
+// cgPollTimeout is the heartbeat thread's max.poll.interval.ms check for a
+// Consumer member: it leaves the group (epoch -1, or -2 for a static member),
+// turns STALE and gives its partitions up as lost at its next poll, when it
+// joins again (AbstractHeartbeatRequestManager.poll,
+// transitionToSendingLeaveGroup(true), transitionToStale).
+func (p *member) cgPollTimeout() {
+	c := &p.cg
+	if !p.alive() || !c.state.inGroup() || c.state == ConsumerPrepareLeaving || c.state == ConsumerLeaving || p.phase.inPoll() {
+		return
+	}
+	if p.now()-p.lastPoll <= p.cfg.maxPollInterval {
+		return
+	}
+	p.event(event.Event{Type: event.EvPollTimeout, Generation: c.epoch, Ticks: p.now() - p.lastPoll, Count: p.cfg.maxPollInterval})
+	c.state = ConsumerPrepareLeaving
+	p.cgLeave()
+	c.state = ConsumerStale
+	c.lost = true
+	c.inFlight = 0
+	p.touch()
+	p.event(event.Event{Type: event.EvZombie, Reason: event.ReasonPollTimeout})
+}
+
+// cgPoll is the membership's part of poll() for a Consumer member
+// (AsyncKafkaConsumer.poll: onConsumerPoll, the rebalance callbacks, the
+// reconciliation). It returns false when poll() cannot go on this step.
+func (p *member) cgPoll(settled bool) bool {
+	c, g := &p.cg, &p.group
+	if c.state == ConsumerFatal {
+		p.cgReleaseLost()
+		p.fail(kafka.ConsumerGroupHeartbeat, c.fatalCode, c.fatal)
+		return false
+	}
+	if c.subscribed && c.state == ConsumerUnsubscribed {
+		c.subscribed = false
+		p.cgJoin()
+	}
+	if c.lost {
+		p.cgReleaseLost()
+	}
+	if c.state == ConsumerStale {
+		p.cgJoin() // maybeRejoinStaleMember: the poll timer was reset
+	}
+	if c.state == ConsumerReconciling && c.currentLocal != c.targetLocal && !p.cgReconcile(settled) {
+		return false
+	}
+	if p.cfg.commit == AutoCommit && g.assigned && c.state.inGroup() && p.now()-p.lastAuto >= p.cfg.autoCommitInterval {
+		p.lastAuto = p.now()
+		if offs := p.dirtyOffsets(p.owned); len(offs) > 0 {
+			p.commitRequest(offs)
+		}
+	}
+	if !g.assigned {
+		// Nothing assigned yet: poll() waits for the first assignment.
+		p.phase = PhaseRebalance
+		p.setActivity(event.ActivityJoining, "")
+		return false
+	}
+	return true
+}
+
+// cgReleaseLost is onPartitionsLost, then clearAssignment; a fenced member
+// then joins again.
+func (p *member) cgReleaseLost() {
+	c := &p.cg
+	c.lost = false
+	if len(p.owned) > 0 {
+		p.revoke(append([]TopicPartition(nil), p.owned...), event.ReasonLost)
+	}
+	c.current, c.currentLocal = nil, -1
+	p.group.assigned = false
+	p.touch()
+	if c.state == ConsumerFenced {
+		p.cgJoin()
+	}
+}
+
+// cgReconcile is maybeReconcile with revokeAndAssign: commit what the
+// revoked partitions owe (auto-commit commits everything consumed, as
+// maybeAutoCommitSyncBeforeRebalance), onPartitionsRevoked, then
+// onPartitionsAssigned, then ACKNOWLEDGING. It returns false when it waits
+// for the commit.
+func (p *member) cgReconcile(settled bool) bool {
+	c := &p.cg
+	want := make(map[TopicPartition]bool, len(c.target))
+	for _, tp := range c.target {
+		want[tp] = true
+	}
+	var revoked []TopicPartition
+	have := make(map[TopicPartition]bool, len(p.owned))
+	for _, tp := range p.owned {
+		have[tp] = true
+		if !want[tp] {
+			revoked = append(revoked, tp)
+		}
+	}
+	if len(revoked) > 0 {
+		owes := revoked
+		if p.cfg.commit == AutoCommit {
+			owes = p.owned
+		}
+		if p.commitThenRevoke(owes, revoked, settled) {
+			return false
+		}
+		if p.w.err != nil {
+			return false
+		}
+	}
+	p.revoke(revoked, event.ReasonReconcileRevoke)
+	var added []TopicPartition
+	for _, tp := range c.target {
+		if !have[tp] {
+			added = append(added, tp)
+		}
+	}
+	p.owned = append(p.owned, added...)
+	SortPartitions(p.owned)
+	if len(added) > 0 {
+		p.event(event.Event{Type: event.EvAssigned, Generation: c.epoch}.WithPartitions(p.w.shortNames(added)))
+	}
+	c.current, c.currentLocal = c.target, c.targetLocal
+	c.state = ConsumerAcknowledging
+	p.group.assigned = true
+	p.ownedGen = c.epoch
+	p.touch()
+	return true
+}
+
+// cgClose is KafkaConsumer.close() for a Consumer member: the auto-commit,
+// the rebalance callbacks (onPartitionsRevoked, or onPartitionsLost when
+// the member is no longer in the group), then the heartbeat that leaves:
+// epoch -1, or -2 for a static member, which the coordinator keeps (with its
+// partitions) until it is back or its session expires.
+func (p *member) cgClose() bool {
+	c, g := &p.cg, &p.group
+	if g.assigned && c.state.inGroup() && p.cfg.commit != Transactional {
+		var offs []broker.PartitionOffset
+		if p.cfg.commit == AutoCommit {
+			offs = p.dirtyOffsets(p.owned)
+		}
+		if len(p.owned) > 0 && !c.lost { // onPartitionsRevoked (onPartitionsLost when fenced)
+			mine, ok := p.listenerOffsets(p.owned)
+			if !ok {
+				return false
+			}
+			offs = mergeOffsets(offs, mine)
+		}
+		if len(offs) > 0 {
+			p.commitRequest(offs)
+		}
+	}
+	if len(p.owned) > 0 {
+		why := event.ReasonClose
+		if !c.state.inGroup() || c.lost {
+			why = event.ReasonLost
+		}
+		p.revoke(append([]TopicPartition(nil), p.owned...), why)
+	}
+	c.state = ConsumerPrepareLeaving
+	p.cgLeave()
+	return true
+}
+
+// topicsImage is the members' view of the topics and their ids (the
+// consumer's metadata; the ids are modern.TopicIDFor's, as the broker's).
+func (w *World) topicsImage() *modern.TopicsImage {
+	if w.img == nil {
+		counts := w.topicCounts()
+		counts[w.invoices.Topic] = 1
+		img, err := modern.NewTopicsImage(counts)
+		if err != nil {
+			panic("kgviz: " + err.Error()) // the world's topics are validated
+		}
+		w.img = img
+	}
+	return w.img
+}
+
+// assignmentOf turns owned partitions into a heartbeat's TopicPartitions
+// (never nil: an empty list is "owns nothing").
+func (w *World) assignmentOf(tps []TopicPartition) modern.Assignment {
+	a, _ := modern.AssignmentOf(w.topicsImage(), tps)
+	if a == nil {
+		a = modern.Assignment{}
+	}
+	return a
+}

@@ -1,0 +1,436 @@
+package kgviz
+
+import (
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+)
+
+// groupClient is the consumer's side of the classic group protocol (Kafka's
+// AbstractCoordinator and ConsumerCoordinator): the member id and generation
+// it holds, its ClassicMemberState, and what the application saw at its last
+// completed rebalance.
+type groupClient struct {
+	state        ClassicMemberState
+	memberID     string
+	generation   int
+	protocolName string // the assignor the group chose
+	rejoinNeeded bool
+	// assigned: the application completed a rebalance (onJoinComplete) since
+	// the consumer last joined; it consumes its partitions for the group.
+	assigned bool
+	// lost: the generation was reset while the application owned partitions;
+	// its next poll revokes them as lost (onPartitionsLost).
+	lost bool
+	// The assignment SyncGroup returned, applied by the next poll.
+	pending     []TopicPartition
+	havePending bool
+	// prevAssignment is the last assignment, which an eager member sends as
+	// the sticky assignor's user data.
+	prevAssignment []TopicPartition
+	// deferredJoin is a JoinGroup answer that arrived while nothing polled
+	// the consumer's network: the heartbeat thread does not run in
+	// PREPARING_REBALANCE, so the answer waits for the application's next
+	// poll() or commitSync (a cooperative member keeps processing its
+	// partitions while it rejoins).
+	deferredJoin *broker.JoinGroupResponse
+	// The application's ConsumerGroupMetadata: member id and generation as of
+	// its last completed rebalance, fixed between polls.
+	appMemberID   string
+	appGeneration int
+	// The heartbeat thread.
+	hbStopped bool             // stopped after max.poll.interval.ms
+	hbFailed  event.Exception  // a fatal heartbeat error, thrown by the next poll
+	hbSent    [2]sentHeartbeat // the last two heartbeats sent (at most two are unanswered)
+}
+
+type sentHeartbeat struct {
+	msg        int
+	generation int
+	memberID   string
+}
+
+func (p *member) findCoordinator() {
+	p.request(&broker.FindCoordinatorRequest{CoordinatorKey: GroupID, KeyType: broker.CoordinatorGroup}, 0)
+	p.phase = PhaseFindCoordinator
+}
+
+func (p *member) onFindCoordinatorResponse(m *broker.FindCoordinatorResponse) {
+	if p.phase != PhaseFindCoordinator {
+		return
+	}
+	if m.ErrorCode != kafka.NONE {
+		p.backoff(PhaseFindCoordinator)
+		return
+	}
+	if p.lifecycle == LifecycleStarting {
+		p.lifecycle = LifecycleRunning
+	}
+	if p.consumerProtocol() {
+		p.cg.subscribed = true // subscribe(): the next poll joins
+	} else {
+		p.group.rejoinNeeded = true
+	}
+	p.phase = PhasePoll
+}
+
+// heartbeat is the heartbeat thread's send, once a tick
+// (heartbeat.interval.ms), while the member is in the group or completing a
+// rebalance (AbstractCoordinator.HeartbeatThread stops while it has not
+// joined: UNJOINED or PREPARING_REBALANCE).
+func (p *member) heartbeat() {
+	if p.consumerProtocol() {
+		p.cgHeartbeat()
+		return
+	}
+	g := &p.group
+	if !p.alive() || g.hbStopped || g.hbFailed != "" || g.memberID == "" || (g.state != ClassicStable && g.state != ClassicCompletingRebalance) {
+		return
+	}
+	if p.pollTimeoutDue() {
+		return // the heartbeat thread leaves the group instead (checkPollTimeout)
+	}
+	// One request value per process: a heartbeat sent at tick t is handled
+	// at t+1 before the next one is sent, and heartbeat requests are not
+	// recorded, so it can be reused.
+	p.hbReq = broker.HeartbeatRequest{GroupID: GroupID, GenerationID: g.generation, MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID}
+	id := p.w.net.sendHeartbeat(broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: g.generation, Msg: &p.hbReq}, p)
+	old := 0
+	if g.hbSent[1].msg < g.hbSent[0].msg {
+		old = 1
+	}
+	g.hbSent[old] = sentHeartbeat{id, g.generation, g.memberID}
+}
+
+// onHeartbeatResponse is HeartbeatResponseHandler.
+func (p *member) onHeartbeatResponse(env broker.Envelope, m *broker.HeartbeatResponse) {
+	g := &p.group
+	var sent sentHeartbeat
+	for _, s := range g.hbSent {
+		if s.msg == env.ReplyTo {
+			sent = s
+		}
+	}
+	switch m.ErrorCode {
+	case kafka.REBALANCE_IN_PROGRESS:
+		if g.state == ClassicStable {
+			g.rejoinNeeded = true // requestRejoin("group is already rebalancing")
+			p.wake()
+		}
+	case kafka.ILLEGAL_GENERATION, kafka.UNKNOWN_MEMBER_ID, kafka.FENCED_INSTANCE_ID:
+		if sent.generation != g.generation || sent.memberID != g.memberID {
+			return // the generation changed since: ignore
+		}
+		p.resetGeneration(m.ErrorCode != kafka.ILLEGAL_GENERATION)
+		if m.ErrorCode == kafka.FENCED_INSTANCE_ID {
+			g.hbFailed = event.FencedInstanceIDException
+		}
+		p.wake()
+	}
+}
+
+// resetGeneration is resetStateAndRejoin: the member learned it is no longer
+// in the group (or its generation is gone); it keeps its member id only for
+// ILLEGAL_GENERATION, and its next poll revokes what it owns as lost and
+// rejoins.
+func (p *member) resetGeneration(resetMemberID bool) {
+	g := &p.group
+	if g.assigned && len(p.owned) > 0 {
+		g.lost = true
+	}
+	g.state, g.generation, g.rejoinNeeded, g.havePending = ClassicUnjoined, 0, true, false
+	if resetMemberID {
+		g.memberID = ""
+	}
+	p.touch()
+}
+
+// checkPollTimeout is the heartbeat thread's max.poll.interval.ms check
+// (KIP-62): after that long without poll() it leaves the group (a dynamic
+// member sends LeaveGroup; a static one just stops heartbeating) while the
+// application goes on.
+//
+// The check runs on the heartbeat thread, which runs only while the member is
+// COMPLETING_REBALANCE or STABLE and has not failed
+// (AbstractCoordinator.HeartbeatThread disables itself otherwise).
+func (p *member) checkPollTimeout() {
+	if p.consumerProtocol() {
+		p.cgPollTimeout()
+		return
+	}
+	if !p.pollTimeoutDue() {
+		return
+	}
+	g := &p.group
+	p.event(event.Event{Type: event.EvPollTimeout, Generation: g.generation, Ticks: p.now() - p.lastPoll, Count: p.cfg.maxPollInterval})
+	if p.cfg.instanceID == "" {
+		p.request(&broker.LeaveGroupRequest{GroupID: GroupID,
+			Members: []broker.MemberIdentity{{MemberID: g.memberID, Reason: "consumer poll timeout has expired"}}}, g.generation)
+	}
+	g.hbStopped = true
+	p.resetGeneration(true) // resetGenerationOnLeaveGroup
+	p.event(event.Event{Type: event.EvZombie, Reason: event.ReasonPollTimeout})
+}
+
+// pollTimeoutDue says whether the heartbeat thread finds max.poll.interval.ms
+// expired: it then leaves the group instead of sending a heartbeat
+// (HeartbeatThread.run checks pollTimeoutExpired before shouldHeartbeat).
+func (p *member) pollTimeoutDue() bool {
+	g := &p.group
+	if !p.alive() || g.hbStopped || g.hbFailed != "" || !g.assigned || g.memberID == "" || p.phase.inPoll() ||
+		(g.state != ClassicStable && g.state != ClassicCompletingRebalance) {
+		return false
+	}
+	return p.now()-p.lastPoll > p.cfg.maxPollInterval
+}
+
+// sendJoin sends JoinGroup with the member's assignors, in order of
+// preference, each with the same subscription: its topics and, under the
+// cooperative protocol, the partitions it owns (KIP-429); an eager member
+// sends its previous assignment as the sticky assignor's user data.
+func (p *member) sendJoin() {
+	g := &p.group
+	g.rejoinNeeded, g.state, g.hbStopped = false, ClassicPreparingRebalance, false
+	sub := broker.ConsumerProtocolSubscription{Topics: p.w.topicNames(), GenerationID: -1, OwnedGenerationID: -1}
+	if g.generation > 0 {
+		sub.GenerationID = g.generation
+	}
+	if p.ownedGen != 0 {
+		sub.OwnedGenerationID = p.ownedGen
+	}
+	if p.protocol == Cooperative {
+		sub.OwnedPartitions = append([]TopicPartition(nil), p.owned...)
+	} else {
+		sub.UserData = append([]TopicPartition(nil), g.prevAssignment...)
+	}
+	protocols := make([]broker.JoinGroupProtocol, len(p.cfg.assignors))
+	for i, a := range p.cfg.assignors {
+		protocols[i] = broker.JoinGroupProtocol{Name: a.Name(), Metadata: sub}
+	}
+	p.request(&broker.JoinGroupRequest{GroupID: GroupID, SessionTimeout: p.cfg.sessionTimeout, RebalanceTimeout: p.cfg.maxPollInterval,
+		MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", Protocols: protocols}, g.generation)
+}
+
+// groupRequestFailed handles an error answer to JoinGroup or SyncGroup: a
+// fenced static instance or an inconsistent protocol is fatal; otherwise the
+// member joins again (as a new member if its id is unknown).
+func (p *member) groupRequestFailed(api kafka.APIKey, code ErrorCode) {
+	switch code {
+	case kafka.FENCED_INSTANCE_ID:
+		p.fail(api, code, event.FencedInstanceIDException)
+		return
+	case kafka.INCONSISTENT_GROUP_PROTOCOL:
+		p.fail(api, code, event.InconsistentGroupProtocolException)
+		return
+	case kafka.UNKNOWN_MEMBER_ID, kafka.ILLEGAL_GENERATION:
+		p.resetGeneration(code == kafka.UNKNOWN_MEMBER_ID)
+	default:
+		p.group.state, p.group.rejoinNeeded = ClassicUnjoined, true
+	}
+	p.wake()
+}
+
+func (p *member) onJoinGroupResponse(m *broker.JoinGroupResponse) {
+	g := &p.group
+	if g.state != ClassicPreparingRebalance {
+		return
+	}
+	if m.ErrorCode != kafka.NONE {
+		p.groupRequestFailed(kafka.JoinGroup, m.ErrorCode)
+		return
+	}
+	g.memberID, g.generation, g.protocolName = m.MemberID, m.GenerationID, m.ProtocolName
+	g.state = ClassicCompletingRebalance
+	var assignments []broker.SyncGroupAssignment
+	if m.Leader == g.memberID && !m.SkipAssignment {
+		var err error
+		assignments, err = p.runAssignor(m)
+		if err != nil {
+			p.w.fail(err)
+			return
+		}
+	}
+	p.request(&broker.SyncGroupRequest{GroupID: GroupID, GenerationID: m.GenerationID, MemberID: g.memberID,
+		GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", ProtocolName: m.ProtocolName, Assignments: assignments}, m.GenerationID)
+	if p.phase == PhaseRebalance {
+		p.setActivity(event.ActivitySyncing, "")
+	}
+}
+
+func (p *member) onSyncGroupResponse(m *broker.SyncGroupResponse) {
+	g := &p.group
+	if g.state != ClassicCompletingRebalance {
+		return
+	}
+	if m.ErrorCode != kafka.NONE {
+		p.groupRequestFailed(kafka.SyncGroup, m.ErrorCode)
+		return
+	}
+	g.state = ClassicStable
+	g.pending = append([]TopicPartition(nil), m.Assignment...)
+	SortPartitions(g.pending)
+	g.prevAssignment = g.pending
+	g.havePending = true
+	p.wake()
+}
+
+// onNetwork says whether the application thread is polling the consumer's
+// network now: inside poll(), or blocked in commitSync.
+func (p *member) onNetwork() bool {
+	switch p.phase {
+	case PhaseCommitBefore, PhaseCommitAfter:
+		return true
+	case PhaseBackoff:
+		return p.backoffOf.inPoll()
+	}
+	return p.phase.inPoll()
+}
+
+// receiveJoinGroup handles a JoinGroup answer now, or keeps it for the
+// application's next network poll (see groupClient.deferredJoin).
+func (p *member) receiveJoinGroup(m *broker.JoinGroupResponse) {
+	if p.group.state == ClassicPreparingRebalance && !p.onNetwork() {
+		p.group.deferredJoin = m
+		return
+	}
+	p.onJoinGroupResponse(m)
+}
+
+// pollNetwork is the application thread polling the consumer's network
+// (ConsumerNetworkClient.poll): a JoinGroup answer that waited is handled.
+func (p *member) pollNetwork() {
+	if m := p.group.deferredJoin; m != nil {
+		p.group.deferredJoin = nil
+		p.onJoinGroupResponse(m)
+	}
+}
+
+// wake lets an application blocked in poll() continue at its next step.
+func (p *member) wake() {
+	if p.phase == PhaseRebalance {
+		p.phase = PhasePoll
+	}
+}
+
+// applyAssignment is onJoinComplete, in poll(): revoke what was lost, take
+// what is new, and take the new generation into the application's
+// ConsumerGroupMetadata. It returns false when it had to wait for a commit first.
+func (p *member) applyAssignment(settled bool) bool {
+	g := &p.group
+	target := make(map[TopicPartition]bool, len(g.pending))
+	for _, tp := range g.pending {
+		target[tp] = true
+	}
+	var revoked []TopicPartition
+	for _, tp := range p.owned {
+		if !target[tp] {
+			revoked = append(revoked, tp)
+		}
+	}
+	if len(revoked) > 0 && p.commitThenRevoke(revoked, revoked, settled) {
+		return false
+	}
+	if p.w.err != nil {
+		return false
+	}
+	g.havePending = false
+	g.appMemberID, g.appGeneration, g.assigned = g.memberID, g.generation, true
+	p.revoke(revoked, event.ReasonCooperativeRevoke)
+	have := make(map[TopicPartition]bool, len(p.owned))
+	for _, tp := range p.owned {
+		have[tp] = true
+	}
+	var added []TopicPartition
+	for _, tp := range g.pending {
+		if !have[tp] {
+			added = append(added, tp)
+		}
+	}
+	p.owned = append(p.owned, added...)
+	SortPartitions(p.owned)
+	if len(added) > 0 {
+		p.event(event.Event{Type: event.EvAssigned, Generation: g.generation}.WithPartitions(p.w.shortNames(added)))
+	}
+	p.ownedGen = g.generation
+	if len(revoked) > 0 && p.protocol == Cooperative {
+		g.rejoinNeeded = true // KIP-429: rejoin at once so the partitions can move
+	}
+	p.touch()
+	return true
+}
+
+// revoke gives partitions up (onPartitionsRevoked, or onPartitionsLost).
+func (p *member) revoke(tps []TopicPartition, why event.Reason) {
+	if len(tps) == 0 {
+		return
+	}
+	p.setActivity(event.ActivityRevoking, "")
+	drop := make(map[TopicPartition]bool, len(tps))
+	for _, tp := range tps {
+		drop[tp] = true
+		delete(p.positions, p.w.index(tp))
+		delete(p.lastProcessed, p.w.index(tp))
+	}
+	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.w.shortNames(tps)))
+	kept := p.owned[:0:0]
+	for _, tp := range p.owned {
+		if !drop[tp] {
+			kept = append(kept, tp)
+		}
+	}
+	p.owned = kept
+	p.touch()
+}
+
+// close is the application closing its producer (KafkaProducer.close()
+// sends what it still holds and waits for the answers) and its consumer
+// (KafkaConsumer.close(): auto-commit, revoke, LeaveGroup for dynamic
+// members only: KIP-345 static members leave by session timeout).
+func (p *member) close() {
+	if !p.producer.flushed() {
+		p.phase, p.flushThenClose = PhaseFlush, true // step() calls close again once flushed
+		p.setActivity(event.ActivityProducing, "")
+		return
+	}
+	if p.consumerProtocol() {
+		if !p.cgClose() {
+			return
+		}
+	} else if !p.classicClose() {
+		return
+	}
+	p.end(LifecycleClosed)
+	if p.restartOnClose {
+		p.w.startProcess(p.name, p.w.restartConfig(p))
+	}
+}
+
+// classicClose is the classic consumer's part of close(). It returns false
+// when the rebalance listener failed (the world has stopped).
+func (p *member) classicClose() bool {
+	g := &p.group
+	if g.assigned && g.state != ClassicUnjoined && p.cfg.commit != Transactional {
+		var offs []broker.PartitionOffset
+		if p.cfg.commit == AutoCommit && g.state == ClassicStable {
+			offs = p.dirtyOffsets(p.owned)
+		}
+		if len(p.owned) > 0 && g.state == ClassicStable { // onLeavePrepare: onPartitionsRevoked (onPartitionsLost during a rebalance)
+			mine, ok := p.listenerOffsets(p.owned)
+			if !ok {
+				return false
+			}
+			offs = mergeOffsets(offs, mine)
+		}
+		if len(offs) > 0 {
+			p.commitRequest(offs)
+		}
+	}
+	if len(p.owned) > 0 {
+		p.revoke(append([]TopicPartition(nil), p.owned...), event.ReasonClose)
+	}
+	if p.cfg.instanceID == "" && g.memberID != "" {
+		p.request(&broker.LeaveGroupRequest{GroupID: GroupID,
+			Members: []broker.MemberIdentity{{MemberID: g.memberID, Reason: "the consumer is being closed"}}}, g.generation)
+	}
+	return true
+}

@@ -1,0 +1,259 @@
+package kgviz
+
+import (
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+)
+
+// poll is KafkaConsumer.poll(): the rebalance work (onJoinComplete,
+// onJoinPrepare, JoinGroup), auto-commit, then OffsetFetch for partitions
+// without a position, then one Fetch.
+func (p *member) poll() {
+	p.lastPoll = p.now()
+	p.pollNetwork()
+	if p.lifecycle == LifecycleClosing {
+		p.close()
+		return
+	}
+	settled := p.revokeSettled // the commit before a revocation was answered
+	p.revokeSettled = false
+	if p.consumerProtocol() {
+		if !p.cgPoll(settled) {
+			return
+		}
+	} else if !p.classicPoll(settled) {
+		return
+	}
+	p.pollFetch()
+}
+
+// classicPoll is the classic consumer's rebalance part of poll()
+// (onJoinComplete, onJoinPrepare, JoinGroup) and its auto-commit. It returns
+// false when poll() cannot go on this step.
+func (p *member) classicPoll(settled bool) bool {
+	g := &p.group
+	if g.hbFailed != "" {
+		p.fail(kafka.Heartbeat, kafka.FENCED_INSTANCE_ID, g.hbFailed) // the heartbeat thread's fatal error
+		return false
+	}
+	if g.havePending && !p.applyAssignment(settled) {
+		return false
+	}
+	if p.cfg.commit == AutoCommit && g.assigned && g.state == ClassicStable && p.now()-p.lastAuto >= p.cfg.autoCommitInterval {
+		p.lastAuto = p.now()
+		if offs := p.dirtyOffsets(p.owned); len(offs) > 0 {
+			p.commitRequest(offs) // commitAsync of what earlier polls returned
+		}
+	}
+	if g.rejoinNeeded && g.state != ClassicPreparingRebalance && g.state != ClassicCompletingRebalance {
+		// onJoinPrepare
+		switch {
+		case g.lost:
+			g.lost = false
+			if len(p.owned) > 0 {
+				p.revoke(append([]TopicPartition(nil), p.owned...), event.ReasonLost)
+			}
+			g.assigned = false
+		case p.protocol == Eager && len(p.owned) > 0:
+			// commit (auto-commit, or what a failed commit left), then revoke everything
+			if p.commitThenRevoke(p.owned, p.owned, settled) {
+				return false
+			}
+			if p.w.err != nil {
+				return false
+			}
+			p.revoke(append([]TopicPartition(nil), p.owned...), event.ReasonEagerRevoke)
+		case p.protocol == Cooperative && p.cfg.commit == AutoCommit:
+			if p.commitThenRevoke(p.owned, nil, settled) {
+				return false
+			}
+		}
+		p.sendJoin()
+	}
+	if g.state == ClassicPreparingRebalance || g.state == ClassicCompletingRebalance {
+		if p.protocol == Eager || !g.assigned || len(p.owned) == 0 {
+			p.phase = PhaseRebalance
+			if g.state == ClassicPreparingRebalance {
+				p.setActivity(event.ActivityJoining, "")
+			} else {
+				p.setActivity(event.ActivitySyncing, "")
+			}
+			return false
+		}
+	}
+	if !g.assigned {
+		p.phase = PhaseRebalance
+		return false
+	}
+	return true
+}
+
+// pollFetch is the rest of poll(): a commit owed after
+// RebalanceInProgressException, OffsetFetch for the partitions without a
+// position, then one Fetch.
+func (p *member) pollFetch() {
+	g := &p.group
+	retry := g.state == ClassicStable && !g.rejoinNeeded
+	if p.consumerProtocol() {
+		retry = p.cg.state == ConsumerStable
+	}
+	if p.commitOwed && retry && (p.cfg.commit == CommitAfter || p.cfg.commit == CommitBefore) {
+		// RebalanceInProgressException: "try completing the rebalance by
+		// calling poll() and then retry the operation"; under the consumer
+		// protocol, STALE_MEMBER_EPOCH: "The member must retry after
+		// receiving its updated member epoch via the ConsumerGroupHeartbeat API".
+		p.commitOwed = false
+		if offs := p.dirtyOffsets(p.owned); len(offs) > 0 {
+			p.setActivity(event.ActivityCommitting, "")
+			if p.commitRequest(offs) {
+				p.phase = PhaseRetryCommit
+				return
+			}
+		}
+	}
+	var missing []TopicPartition
+	for _, tp := range p.owned {
+		if _, ok := p.positions[p.w.index(tp)]; !ok {
+			missing = append(missing, tp)
+		}
+	}
+	if len(missing) > 0 {
+		req := &broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
+		if p.consumerProtocol() && p.cg.commitEpoch > 0 {
+			req.MemberID, req.MemberEpoch = g.memberID, p.cg.commitEpoch // OffsetFetch v9: the member names itself
+		}
+		p.request(req, g.generation)
+		p.phase = PhaseOffsetFetch
+		p.setActivity(event.ActivityOffsetFetch, "")
+		return
+	}
+	want := make([]broker.FetchPartition, 0, len(p.owned))
+	data := false
+	for _, tp := range p.owned {
+		i := p.w.index(tp)
+		end, known := p.logEnd[i]
+		if !known || p.positions[i] < end {
+			data = true
+		}
+		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions[i]})
+	}
+	if !data {
+		if p.cfg.commit == CommitAfter && p.cfg.commitEvery > 1 && (g.state == ClassicStable || p.consumerProtocol() && p.cg.state == ConsumerStable) {
+			// WithCommitEvery: the application commits what it has processed
+			// once it has caught up (commitAsync)
+			if offs := p.dirtyOffsets(p.owned); len(offs) > 0 {
+				p.sinceCommit = 0
+				p.commitRequest(offs)
+			}
+		}
+		p.phase = PhasePoll
+		p.idleVer = p.ver
+		p.setActivity(event.ActivityIdle, "")
+		return
+	}
+	p.request(&broker.FetchRequest{IsolationLevel: p.cfg.isolation, MaxRecords: p.cfg.maxPollRecords, Start: p.rotation, Partitions: want}, 0)
+	p.phase = PhaseFetch
+	p.setActivity(event.ActivityFetching, "")
+}
+
+// idleFast is poll() for a member that found nothing to read last time and
+// whose partitions and positions have not changed since: input topics never
+// grow, so it would find nothing again.
+func (p *member) idleFast() bool {
+	g := &p.group
+	if p.idleVer != p.ver || p.lifecycle == LifecycleClosing || p.commitOwed {
+		return false // a commit owed (RebalanceInProgressException, STALE_MEMBER_EPOCH) is retried by poll()
+	}
+	if p.consumerProtocol() {
+		if p.cg.state != ConsumerStable || p.cg.lost {
+			return false
+		}
+	} else if g.rejoinNeeded || g.havePending || g.state != ClassicStable || g.hbFailed != "" {
+		return false
+	}
+	if p.cfg.commit == AutoCommit && p.now()-p.lastAuto >= p.cfg.autoCommitInterval {
+		return false
+	}
+	p.lastPoll = p.now()
+	return true
+}
+
+func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {
+	if p.phase != PhaseOffsetFetch {
+		return
+	}
+	if m.ErrorCode == kafka.UNSTABLE_OFFSET_COMMIT {
+		p.backoff(PhaseOffsetFetch) // a transactional offset is pending: ask again
+		return
+	}
+	if m.ErrorCode != kafka.NONE {
+		p.phase = PhasePoll
+		return
+	}
+	owned := make(map[TopicPartition]bool, len(p.owned))
+	for _, tp := range p.owned {
+		owned[tp] = true
+	}
+	for _, po := range m.Offsets {
+		if !owned[po.Partition] {
+			continue
+		}
+		off := po.Offset
+		if off < 0 {
+			off = 0 // auto.offset.reset=earliest
+		}
+		i := p.w.index(po.Partition)
+		p.committedPos[i] = off // nothing to commit until the position moves
+		p.positions[i] = off
+	}
+	p.touch()
+	p.phase = PhasePoll
+	p.poll()
+}
+
+func (p *member) onFetchResponse(m *broker.FetchResponse) {
+	if p.phase != PhaseFetch {
+		return
+	}
+	for _, hw := range m.HighWatermarks {
+		p.logEnd[p.w.index(hw.Partition)] = hw.Offset
+	}
+	p.rotation = m.Next
+	owned := make(map[TopicPartition]bool, len(p.owned))
+	for _, tp := range p.owned {
+		owned[tp] = true
+	}
+	p.batch = p.batch[:0]
+	for _, r := range m.Records {
+		i := p.w.index(r.Partition)
+		if !owned[r.Partition] || p.positions[i] != r.Offset {
+			continue
+		}
+		p.batch = append(p.batch, r)
+		p.positions[i] = r.Offset + 1
+		p.event(event.Event{Type: event.EvFetched, Partition: p.w.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
+	}
+	if len(p.batch) == 0 {
+		p.phase = PhasePoll
+		return
+	}
+	p.lastPoll = p.now()
+	p.idx, p.recordStarted = 0, false
+	p.batchOffsets = p.dirtyOffsets(p.owned)
+	switch p.cfg.commit {
+	case CommitBefore:
+		p.setActivity(event.ActivityCommitting, "")
+		if !p.commitRequest(append([]broker.PartitionOffset(nil), p.batchOffsets...)) {
+			p.finishBatch()
+			return
+		}
+		p.phase = PhaseCommitBefore
+	default:
+		if p.cfg.commit == Transactional {
+			p.producer.beginTransaction()
+		}
+		p.phase = PhaseProcess
+		p.processStep()
+	}
+}

@@ -1,0 +1,134 @@
+package kgviz
+
+import (
+	"fmt"
+
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/event"
+)
+
+// CrashPoint says when Crash takes effect: AfterRecords, AtTick or Immediately.
+type CrashPoint struct {
+	kind event.Reason // ReasonAfterRecords, ReasonAtTick, ReasonImmediately
+	arg  int
+}
+
+// AfterRecords crashes the member after it has processed n records of its
+// current batch (or of its next one, if it is not processing). n = 0 crashes
+// right after the batch is polled (and, in commit-before mode, committed).
+func AfterRecords(n int) CrashPoint { return CrashPoint{kind: event.ReasonAfterRecords, arg: n} }
+
+// AtTick crashes the member at the start of tick t.
+func AtTick(t int) CrashPoint { return CrashPoint{kind: event.ReasonAtTick, arg: t} }
+
+// Immediately crashes the member now, wherever it is.
+func Immediately() CrashPoint { return CrashPoint{kind: event.ReasonImmediately} }
+
+// String renders the crash point as it is written, e.g. "AfterRecords(2)".
+func (c CrashPoint) String() string {
+	switch c.kind {
+	case event.ReasonAfterRecords:
+		return fmt.Sprintf("AfterRecords(%d)", c.arg)
+	case event.ReasonAtTick:
+		return fmt.Sprintf("AtTick(%d)", c.arg)
+	case event.ReasonImmediately:
+		return "Immediately()"
+	}
+	return "CrashPoint{}"
+}
+
+// processStep processes records: 1 tick each, a slow one slowTicks.
+func (p *member) processStep() {
+	for p.phase == PhaseProcess {
+		if !p.recordStarted {
+			if p.crashDue(p.idx) {
+				return
+			}
+			r := p.batch[p.idx]
+			d := p.cfg.recordTicks
+			p.slowRecord = false
+			if p.slowNext {
+				p.slowNext, p.slowRecord = false, true
+				d = p.cfg.slowTicks
+				p.event(event.Event{Type: event.EvSlowStart, Record: r.Record, Generation: p.group.generation, Ticks: d})
+			}
+			p.recordStarted = true
+			p.recordEnd = p.now() + d
+			p.setActivity(event.ActivityProcessing, r.Record)
+			return
+		}
+		if p.now() < p.recordEnd {
+			return
+		}
+		r := p.batch[p.idx]
+		p.event(event.Event{Type: event.EvProcessed, Partition: p.w.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
+		p.lastProcessed[p.w.index(r.Partition)] = r.Offset
+		p.producer.send("inv(" + r.Record + ")")
+		p.idx++
+		p.recordStarted, p.slowRecord = false, false
+		if p.idx >= len(p.batch) {
+			if p.crashDue(p.idx) {
+				return
+			}
+			p.endBatch()
+			return
+		}
+	}
+}
+
+// crashDue crashes the process if its crash plan says "after n records".
+func (p *member) crashDue(n int) bool {
+	if p.crashPlan != nil && p.crashPlan.kind == event.ReasonAfterRecords && p.crashPlan.arg == n {
+		cp := *p.crashPlan
+		p.crashPlan = nil
+		p.crash(cp)
+		return true
+	}
+	return false
+}
+
+func (p *member) endBatch() {
+	switch p.cfg.commit {
+	case CommitAfter:
+		if p.sinceCommit++; p.sinceCommit < p.cfg.commitEvery {
+			p.finishBatch() // WithCommitEvery: not this batch
+			return
+		}
+		p.sinceCommit = 0
+		if !p.producer.flushed() {
+			p.phase = PhaseFlush
+			p.setActivity(event.ActivityProducing, "")
+			return
+		}
+		p.afterFlush()
+	case Transactional:
+		p.producer.commitTransaction()
+	default:
+		p.finishBatch()
+	}
+}
+
+func (p *member) afterFlush() {
+	switch p.cfg.commit {
+	case CommitAfter:
+		p.setActivity(event.ActivityCommitting, "")
+		if !p.commitRequest(append([]broker.PartitionOffset(nil), p.batchOffsets...)) {
+			p.finishBatch()
+			return
+		}
+		p.phase = PhaseCommitAfter
+	case Transactional:
+		p.producer.endTxn()
+	}
+}
+
+// finishBatch returns to poll(); a replaced zombie stops here.
+func (p *member) finishBatch() {
+	if p.lifecycle == LifecycleReplaced {
+		p.event(event.Event{Type: event.EvExit, Reason: event.ReasonZombieDone})
+		p.end(LifecycleStopped)
+		return
+	}
+	p.phase = PhasePoll
+	p.poll()
+}

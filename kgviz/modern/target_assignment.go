@@ -1,0 +1,302 @@
+package modern
+
+import (
+	"fmt"
+	"math/bits"
+	"slices"
+	"unicode/utf8"
+
+	"github.com/kgviz/kgviz/kgviz/internal/javautil"
+)
+
+// The target assignment of a consumer group (KIP-848), computed the way
+// Kafka 4.1.1's GroupMetadataManager.updateTargetAssignment does it with
+// TargetAssignmentBuilder.ConsumerTargetAssignmentBuilder.
+
+// GroupMember is a member of a consumer group as the coordinator keeps it,
+// reduced to what its target assignment depends on (Kafka's
+// ConsumerGroupMember).
+type GroupMember struct {
+	MemberID   string
+	InstanceID string // group.instance.id; "" for a dynamic member
+	RackID     string // client.rack; not used by Kafka 4.1.1's assignors
+	// SubscribedTopicNames as in the member's last ConsumerGroupHeartbeat
+	// that carried them (see MemberSpec).
+	SubscribedTopicNames []string
+}
+
+// MemberUpdate is one TargetAssignmentBuilder.addOrUpdateMember (Member set)
+// or removeMember (Member nil).
+type MemberUpdate struct {
+	MemberID string
+	Member   *GroupMember
+}
+
+// TargetAssignmentInput is what GroupMetadataManager gives
+// TargetAssignmentBuilder when a heartbeat bumps the group epoch.
+type TargetAssignmentInput struct {
+	// Members are the group's members before this heartbeat
+	// (ConsumerGroup.members()), in the group's iteration order: see
+	// GroupMemberOrder. The order decides only ties between member ids in
+	// one bucket of a Java HashMap.
+	Members []GroupMember
+	// TargetAssignment is the group's current target assignment by member id
+	// (ConsumerGroup.targetAssignment()), each in record order as an earlier
+	// BuildTargetAssignment returned it. A member that left must not be in it:
+	// GroupMetadataManager deletes its target assignment when it removes the
+	// member. Its partitions count as assigned (the group's
+	// invertedTargetAssignment) even when no member in Members holds them.
+	TargetAssignment map[string]Assignment
+	// Updates are the builder calls of this heartbeat in order: the member
+	// that joined or changed (addOrUpdateMember) and, when it is a static
+	// member replacing an earlier member id with the same group.instance.id,
+	// the removal of that member (removeMember). A static member that
+	// replaces another inherits its target assignment.
+	Updates []MemberUpdate
+	// Topics is the metadata image.
+	Topics *TopicsImage
+}
+
+// TargetAssignmentResult is TargetAssignmentBuilder's answer.
+type TargetAssignmentResult struct {
+	// Members maps every member of the group after the updates to its new
+	// target assignment, in record order.
+	Members map[string]Assignment
+	// Changed lists the members whose target assignment changed, for which
+	// the coordinator writes a ConsumerGroupTargetAssignmentMember record, in
+	// the order it writes them.
+	Changed []string
+	// SubscriptionType is the group's subscription type after the updates.
+	SubscriptionType SubscriptionType
+	// OrderUnverified: see GroupAssignment.
+	OrderUnverified bool
+}
+
+// SubscriptionTypeOf is ConsumerGroup.subscriptionType for a group without
+// regular expressions: Homogeneous when every member subscribes to the same
+// topic names (topics that do not exist count too), or when nobody subscribes
+// to anything.
+func SubscriptionTypeOf(members []GroupMember) SubscriptionType {
+	if len(members) == 0 {
+		return Homogeneous
+	}
+	// The common case first: every member sends the same list.
+	same := true
+	for _, m := range members[1:] {
+		if !slices.Equal(m.SubscribedTopicNames, members[0].SubscribedTopicNames) {
+			same = false
+			break
+		}
+	}
+	if same {
+		return Homogeneous
+	}
+	first := map[string]bool{}
+	for _, t := range members[0].SubscribedTopicNames {
+		first[t] = true
+	}
+	for _, m := range members[1:] {
+		set := make(map[string]bool, len(m.SubscribedTopicNames))
+		for _, t := range m.SubscribedTopicNames {
+			set[t] = true
+		}
+		if !sameNames(first, set) {
+			return Heterogeneous
+		}
+	}
+	return Homogeneous
+}
+
+// BuildTargetAssignment computes the group's new target assignment with the
+// assignor, as TargetAssignmentBuilder.build does: a spec for every member
+// (its current target assignment, or the one of the static member it
+// replaces), in the iteration order of the builder's HashMap of member
+// specs, then the assignor, then the records of the members whose assignment
+// changed.
+func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*TargetAssignmentResult, error) {
+	if assignor == nil {
+		return nil, fmt.Errorf("kgviz: BuildTargetAssignment: nil assignor")
+	}
+	if in.Topics == nil {
+		return nil, fmt.Errorf("kgviz: BuildTargetAssignment: nil Topics")
+	}
+	// memberSpecs: new HashMap<>(), the group's members, then the updates.
+	specs := javautil.NewHashMap[string]()
+	specs.Reserve(len(in.Members) + len(in.Updates))
+	byID := make(map[string]GroupMember, len(in.Members)+len(in.Updates))
+	staticMembers := map[string]string{}
+	for _, m := range in.Members {
+		if m.MemberID == "" || !utf8.ValidString(m.MemberID) {
+			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: member id %q: want a non-empty UTF-8 id", m.MemberID)
+		}
+		if _, dup := byID[m.MemberID]; dup {
+			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: member %q appears twice in Members", m.MemberID)
+		}
+		specs.Put(m.MemberID, javautil.StringHash(m.MemberID))
+		byID[m.MemberID] = m
+		if m.InstanceID != "" {
+			staticMembers[m.InstanceID] = m.MemberID
+		}
+	}
+	assignmentOf := make(map[string]Assignment, len(byID)+len(in.Updates))
+	for id := range byID {
+		assignmentOf[id] = in.TargetAssignment[id]
+	}
+	// updatedMembers: a HashMap too, iterated in its own order.
+	updated := javautil.NewHashMap[string]()
+	latest := map[string]*GroupMember{}
+	for _, u := range in.Updates {
+		if u.MemberID == "" || !utf8.ValidString(u.MemberID) {
+			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: update of member id %q: want a non-empty UTF-8 id", u.MemberID)
+		}
+		if u.Member != nil && u.Member.MemberID != u.MemberID {
+			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: update of %q carries member %q", u.MemberID, u.Member.MemberID)
+		}
+		updated.Put(u.MemberID, javautil.StringHash(u.MemberID))
+		latest[u.MemberID] = u.Member
+	}
+	for _, id := range updated.Order(nil) {
+		m := latest[id]
+		if m == nil {
+			specs.Remove(id, javautil.StringHash(id))
+			delete(byID, id)
+			continue
+		}
+		a := in.TargetAssignment[id]
+		if m.InstanceID != "" {
+			if prev, ok := staticMembers[m.InstanceID]; ok && prev != id {
+				a = in.TargetAssignment[prev]
+			}
+		}
+		specs.Put(id, javautil.StringHash(id))
+		byID[id] = *m
+		assignmentOf[id] = a
+	}
+
+	order := specs.Order(nil)
+	members := make([]GroupMember, len(order))
+	gs := &GroupSpec{Members: make([]MemberSpec, len(order))}
+	for i, id := range order {
+		m := byID[id]
+		members[i] = m
+		gs.Members[i] = MemberSpec{MemberID: id, InstanceID: m.InstanceID, RackID: m.RackID,
+			SubscribedTopicNames: m.SubscribedTopicNames, Assignment: assignmentOf[id]}
+	}
+	gs.SubscriptionType = SubscriptionTypeOf(members)
+	// isPartitionAssigned: the group's inverted target assignment.
+	gs.assigned = map[TopicID][]bool{}
+	for _, a := range in.TargetAssignment {
+		for _, tp := range a {
+			n := in.Topics.NumPartitions(tp.TopicID)
+			if n < 0 {
+				continue // a deleted topic: nobody asks
+			}
+			s := gs.assigned[tp.TopicID]
+			if s == nil {
+				s = make([]bool, n)
+				gs.assigned[tp.TopicID] = s
+			}
+			for _, p := range tp.Partitions {
+				if p >= 0 && p < n {
+					s[p] = true
+				}
+			}
+		}
+	}
+
+	ga, err := assignor.Assign(gs, in.Topics)
+	if err != nil {
+		return nil, err
+	}
+	res := &TargetAssignmentResult{Members: make(map[string]Assignment, len(order)), SubscriptionType: gs.SubscriptionType,
+		OrderUnverified: ga.OrderUnverified || specs.Unmodelled() || updated.Unmodelled()}
+	for _, id := range order {
+		a := ga.Members[id]
+		if a == nil {
+			a = Assignment{}
+		}
+		old, had := in.TargetAssignment[id]
+		if !had || !a.Equal(old) {
+			res.Changed = append(res.Changed, id)
+		} else {
+			a = old
+		}
+		res.Members[id] = a
+	}
+	return res, nil
+}
+
+// GroupMemberOrder keeps member ids in the iteration order of the group
+// coordinator's ConsumerGroup.members(), a TimelineHashMap (Kafka's
+// org.apache.kafka.timeline.BaseHashTable: Fibonacci hashing of
+// String.hashCode into slots, a slot holding an array of members, iterated
+// slot by slot and, within a slot, last first). Call Put whenever the
+// coordinator would put the member (every ConsumerGroupMemberMetadata or
+// ConsumerGroupCurrentMemberAssignment record it replays, including updates
+// of a member already there: a put can grow the table) and Remove when it
+// removes the member; IDs then gives BuildTargetAssignment's Members order.
+type GroupMemberOrder struct {
+	slots [][]string
+	size  int
+}
+
+// Put adds or replaces a member.
+func (o *GroupMemberOrder) Put(id string) {
+	if o.slots == nil {
+		o.slots = make([][]string, 2) // TimelineHashMap(registry, 0): expectedSizeToCapacity(0) = 2
+	}
+	if float32(o.size+1)*float32(0.75) > float32(len(o.slots)) && len(o.slots) < 1<<30 {
+		o.rehash(len(o.slots) * 2)
+	}
+	s := timelineSlot(id, len(o.slots))
+	if slices.Contains(o.slots[s], id) {
+		return
+	}
+	o.slots[s] = append(o.slots[s], id)
+	o.size++
+}
+
+// Remove removes a member, if it is there.
+func (o *GroupMemberOrder) Remove(id string) {
+	if o.slots == nil {
+		return
+	}
+	s := timelineSlot(id, len(o.slots))
+	if i := slices.Index(o.slots[s], id); i >= 0 {
+		o.slots[s] = slices.Delete(o.slots[s], i, i+1)
+		o.size--
+	}
+}
+
+// IDs returns the member ids in iteration order.
+func (o *GroupMemberOrder) IDs() []string {
+	out := make([]string, 0, o.size)
+	for _, slot := range o.slots {
+		for i := len(slot) - 1; i >= 0; i-- {
+			out = append(out, slot[i])
+		}
+	}
+	return out
+}
+
+// Len returns the number of members.
+func (o *GroupMemberOrder) Len() int { return o.size }
+
+func (o *GroupMemberOrder) rehash(n int) {
+	old := o.slots
+	o.slots = make([][]string, n)
+	for _, slot := range old {
+		for _, id := range slot {
+			s := timelineSlot(id, n)
+			o.slots[s] = append(o.slots[s], id)
+		}
+	}
+}
+
+// timelineSlot is BaseHashTable.findSlot.
+func timelineSlot(id string, numElements int) int {
+	h := int64(javautil.StringHash(id))
+	log2size := 32 - bits.LeadingZeros32(uint32(numElements))
+	shift := 65 - log2size
+	return int(uint64(h*-7046029254386353131) >> shift)
+}

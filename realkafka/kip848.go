@@ -1,0 +1,228 @@
+package realkafka
+
+import (
+	"fmt"
+	"sort"
+	"strings"
+
+	"github.com/kgviz/kgviz/kgviz"
+)
+
+// KIP-848 outcomes (group.protocol=consumer), from a recording (realView)
+// and from the simulation (simRun) alike: the group epoch and the member
+// epochs once the group is Stable again, whether every partition that moved
+// was revoked (or lost with its crashed owner) before its new owner got it,
+// which members' listeners ran, and whether a static member came back before
+// its session expired. The callbacks in order are shown, not compared: their
+// interleaving across members depends on heartbeat timing. Which partitions
+// move depends on the member ids and topic ids (random UUIDs on a broker):
+// TestKIP848TargetsMatchServerAssignors replays the recorded ids through
+// kgviz/modern's assignors instead.
+func keyGroupEpoch(label string) string   { return "after " + label + ": group epoch" }
+func keyMemberEpochs(label string) string { return "after " + label + ": member epochs" }
+func keyCallbacks(label string) string    { return "during " + label + ": callbacks in order" }
+func keyRevokedFirst(label string) string {
+	return "during " + label + ": each moved partition revoked by its owner before it was assigned"
+}
+func keyListeners(label string) string {
+	return "during " + label + ": members whose listener moved partitions"
+}
+func keyStaticBack(m string) string {
+	return "restart " + m + " (static): back before the session expired"
+}
+
+// callback is one rebalance listener call (assigned, revoked, lost) or a
+// crash (which frees the member's partitions without a callback).
+type callback struct {
+	tick       float64
+	member     string
+	kind       string // assigned, revoked, lost, crash
+	partitions []string
+}
+
+// callbackOutcomes sets the per-segment callback outcomes from the
+// callbacks in time order.
+func callbackOutcomes(o Outcomes, segs []segment, cbs []callback) {
+	owner := map[string]string{}
+	for _, s := range segs {
+		var list []string
+		ran := map[string]bool{}
+		first := true
+		for _, c := range cbs {
+			if c.tick > s.to {
+				break
+			}
+			inSeg := c.tick > s.from
+			switch c.kind {
+			case "crash":
+				for p, m := range owner {
+					if m == c.member {
+						delete(owner, p)
+					}
+				}
+				continue
+			case "assigned":
+				for _, p := range c.partitions {
+					if prev, ok := owner[p]; ok && prev != c.member && inSeg {
+						first = false
+					}
+					owner[p] = c.member
+				}
+			case "revoked", "lost":
+				for _, p := range c.partitions {
+					if owner[p] == c.member {
+						delete(owner, p)
+					}
+				}
+			}
+			if inSeg && len(c.partitions) > 0 {
+				list = append(list, fmt.Sprintf("%s %s %s", c.member, c.kind, strings.Join(c.partitions, ",")))
+				ran[c.member] = true
+			}
+		}
+		if len(list) == 0 {
+			o.setInfo(keyCallbacks(s.label), "none")
+		} else {
+			o.setInfo(keyCallbacks(s.label), strings.Join(list, "; "))
+		}
+		o.set(keyRevokedFirst(s.label), map[bool]string{true: Yes, false: No}[first])
+		o.setInt(keyListeners(s.label), len(ran))
+	}
+}
+
+func (x *realView) realCallbacks() []callback {
+	var out []callback
+	for _, e := range x.r.Events {
+		switch e.Type {
+		case "assigned", "revoked", "lost":
+			out = append(out, callback{e.Tick, e.Member, e.Type, e.Partitions})
+		case "crash":
+			out = append(out, callback{e.Tick, e.Member, "crash", nil})
+		}
+	}
+	// a kill -9 (crashNow) leaves no report of the member's own: the step says when
+	for _, s := range x.r.Steps {
+		if s.Action == "crash" {
+			out = append(out, callback{s.Tick, s.Member, "crash", nil})
+		}
+	}
+	sort.SliceStable(out, func(i, j int) bool { return out[i].tick < out[j].tick })
+	return out
+}
+
+func (x *realView) kip848Outcomes(o Outcomes) {
+	r := x.r
+	for _, s := range segments(r.Steps) {
+		if g := x.snapshotAt(s.to); g != nil {
+			o.setInt(keyGroupEpoch(s.label), g.GroupEpoch)
+			var es []string
+			for _, m := range g.Members {
+				es = append(es, fmt.Sprintf("%s:%d", m.Member, m.MemberEpoch))
+			}
+			sort.Strings(es)
+			o.set(keyMemberEpochs(s.label), strings.Join(es, " "))
+		}
+	}
+	callbackOutcomes(o, segments(r.Steps), x.realCallbacks())
+	for _, s := range r.Steps {
+		if s.Action != "restart" {
+			continue
+		}
+		var instance string
+		for _, p := range r.Members {
+			if p.Name == s.Member && p.Process == s.Process {
+				instance = p.InstanceID
+			}
+		}
+		if instance == "" {
+			continue
+		}
+		// the coordinator's log says whether the old member's session expired before the new one joined
+		back := Yes
+		for _, l := range r.CoordinatorLog {
+			if l.Tick < s.Tick-10 {
+				continue
+			}
+			if strings.Contains(l.Message, "instance id "+instance+" joins") && l.Tick >= s.Tick {
+				break
+			}
+			if strings.Contains(l.Message, "session expired") {
+				for _, id := range x.memberIDs(procKey{s.Member, s.Process - 1}) {
+					if strings.Contains(l.Message, id) {
+						back = No
+					}
+				}
+			}
+		}
+		o.set(keyStaticBack(s.Member), back)
+	}
+}
+
+// snapshotAt: the last group description sampled at or before t.
+func (x *realView) snapshotAt(t float64) *GroupSample {
+	var g *GroupSample
+	for i := range x.r.GroupSnapshots {
+		if x.r.GroupSnapshots[i].Tick <= t {
+			g = &x.r.GroupSnapshots[i]
+		}
+	}
+	return g
+}
+
+// kip848Outcomes are the simulation's KIP-848 outcomes.
+func (s *simRun) kip848Outcomes(o Outcomes, ev []kgviz.Event) {
+	segs := segments(s.steps)
+	for _, seg := range segs {
+		o.setInt(keyGroupEpoch(seg.label), seg.generation)
+		o.set(keyMemberEpochs(seg.label), s.epochs[seg.step])
+	}
+	var cbs []callback
+	for _, e := range ev {
+		switch e.Type {
+		case kgviz.EvAssigned:
+			cbs = append(cbs, callback{float64(e.Tick), e.Member, "assigned", e.Partitions()})
+		case kgviz.EvRevoked:
+			kind := "revoked"
+			if e.Reason == kgviz.ReasonLost {
+				kind = "lost"
+			}
+			cbs = append(cbs, callback{float64(e.Tick), e.Member, kind, e.Partitions()})
+		case kgviz.EvCrash:
+			cbs = append(cbs, callback{float64(e.Tick), e.Member, "crash", nil})
+		}
+	}
+	callbackOutcomes(o, segs, cbs)
+	// a static member's restart: did the coordinator remove its old member
+	// (session expired) before the new process joined?
+	for i, st := range s.steps {
+		if st.Action != "restart" || !s.static[st.Member] {
+			continue
+		}
+		back := Yes
+		for _, e := range ev {
+			if float64(e.Tick) < st.Tick {
+				continue
+			}
+			if e.Type == kgviz.EvMemberAdded && e.Member == st.Member {
+				break
+			}
+			if e.Type == kgviz.EvMemberRemoved && e.Member == st.Member {
+				back = No
+			}
+		}
+		_ = i
+		o.set(keyStaticBack(st.Member), back)
+	}
+}
+
+// memberEpochs: "C1:4 C2:4" for the members in the group.
+func (s *simRun) memberEpochs() string {
+	var es []string
+	for name := range s.w.Assignment() {
+		if m, err := s.w.Member(name); err == nil {
+			es = append(es, fmt.Sprintf("%s:%d", name, m.Generation))
+		}
+	}
+	sort.Strings(es)
+	return strings.Join(es, " ")
+}

@@ -1,0 +1,133 @@
+package realkafka
+
+import (
+	"testing"
+
+	"github.com/stretchr/testify/assert"
+)
+
+// A scenario's steps cut into the stretches that end at each Stable().
+func TestSegments(t *testing.T) {
+	steps := []Step{
+		{Tick: 0, Action: "add", Member: "C1"},
+		{Tick: 5, Action: "stable", Generation: 1},
+		{Tick: 5, Action: "hold", Member: "C1"},
+		{Tick: 5, Action: "add", Member: "C2"},
+		{Tick: 9, Action: "stable", Generation: 2},
+		{Tick: 9, Action: "close", Member: "C2"},
+		{Tick: 10, Action: "restart", Member: "C2"},
+		{Tick: 14, Action: "stable", Timeout: true},
+		{Tick: 15, Action: "stable", Generation: 4},
+		{Tick: 16, Action: "stable", Generation: 4}, // nothing happened: no segment
+	}
+	got := segments(steps)
+	assert.Equal(t, []segment{
+		{label: "add C1", from: -1, to: 5, generation: 1, step: 1},
+		{label: "add C2", from: 5, to: 9, generation: 2, step: 4},
+		{label: "close C2, restart C2", from: 9, to: 15, generation: 4, step: 8},
+	}, got)
+	assert.Equal(t, 2, generationBefore(steps, 9))
+}
+
+// Paused partitions from the members' own callbacks: a revocation callback
+// runs while the partitions are still assigned, an assignment callback once
+// they are; a crashed process owns nothing from its crash on.
+func TestPausedFromCallbacks(t *testing.T) {
+	r := &Recording{
+		Members: []Process{{Name: "C1", Process: 1}, {Name: "C2", Process: 1, Started: 4}},
+		Steps:   []Step{{Tick: 20, Action: "crash", Member: "C2"}},
+		Events: []MemberEvent{
+			{Tick: 1, Member: "C1", Process: 1, Type: "assigned", Partitions: []string{"o0", "o1"}, Owned: []string{"o0", "o1"}},
+			// eager: C1 gives up everything, then gets o0 back; C2 gets o1
+			{Tick: 6, Member: "C1", Process: 1, Type: "revoked", Partitions: []string{"o0", "o1"}, Owned: []string{"o0", "o1"}},
+			{Tick: 7, Member: "C1", Process: 1, Type: "assigned", Partitions: []string{"o0"}, Owned: []string{"o0"}},
+			{Tick: 8, Member: "C2", Process: 1, Type: "assigned", Partitions: []string{"o1"}, Owned: []string{"o1"}},
+			{Tick: 27, Member: "C1", Process: 1, Type: "assigned", Partitions: []string{"o1"}, Owned: []string{"o0", "o1"}},
+		},
+	}
+	x := newRealView(r)
+	p, ticks := x.paused(-1, 5)
+	assert.Empty(t, p, "nothing was consumed before: not a pause")
+	assert.Zero(t, ticks)
+	p, ticks = x.paused(5, 10)
+	assert.Equal(t, []string{"o0", "o1"}, p)
+	assert.InDelta(t, 1+2, ticks, 1e-9, "o0 paused 6→7, o1 6→8")
+	p, ticks = x.paused(10, 30)
+	assert.Equal(t, []string{"o1"}, p, "C2's partition from its crash to C1's assignment")
+	assert.InDelta(t, 7, ticks, 1e-9)
+	assert.Equal(t, map[string][]string{"C1": {"o0"}, "C2": {"o1"}}, x.assignmentAt(10))
+	assert.Equal(t, map[string][]string{"C1": {"o0"}}, x.assignmentAt(21), "a crashed process is not in the assignment")
+}
+
+func TestRelativeOffsetAndSequences(t *testing.T) {
+	assert.Equal(t, "the crashed batch's first offset", relativeOffset(3, 3, 6))
+	assert.Equal(t, "the offset after the crashed batch", relativeOffset(6, 3, 6))
+	assert.Equal(t, "before the crashed batch", relativeOffset(1, 3, 6))
+	assert.Equal(t, "none", relativeOffset(-1, 3, 6))
+	assert.Equal(t, "Heartbeat(REBALANCE_IN_PROGRESS) OffsetCommit JoinGroup",
+		kinds([]string{"Heartbeat(REBALANCE_IN_PROGRESS)", "OffsetCommit", "Heartbeat(REBALANCE_IN_PROGRESS)", "OffsetCommit", "JoinGroup"}))
+	assert.Equal(t, "InitProducerId Produce+ EndTxn", collapse([]string{"InitProducerId", "Produce", "Produce", "EndTxn"}))
+	assert.Equal(t, "none", kinds(nil))
+	kept, out := splitLeftOut([]string{"FindCoordinator", "JoinGroup(MEMBER_ID_REQUIRED)", "JoinGroup", "SyncGroup", "OffsetFetch", "ListOffsets", "ListOffsets"})
+	assert.Equal(t, []string{"FindCoordinator", "JoinGroup", "SyncGroup", "OffsetFetch"}, kept)
+	assert.Equal(t, "JoinGroup(MEMBER_ID_REQUIRED) ListOffsets", out)
+}
+
+// Each member's transactions: one epoch each (transaction.version 2), one
+// for a process's life (version 1: a restart bumps it), and the epochs a
+// fence used that no invoice carries.
+func TestEpochOutcomes(t *testing.T) {
+	o := Outcomes{}
+	epochOutcomes(o, []txnRecord{
+		{"C1", 0, false}, {"C1", 0, false}, {"C1", 1, true}, {"C1", 1, false}, {"C1", 2, true},
+		{"C2", 0, false}, {"C2", 0, true}, {"C2", 0, false}, {"C2", 1, true}, {"C2", 2, false}, {"C2", 2, true},
+	}, true)
+	assert.Equal(t, Yes, o[keyEpochBump("C1")].Value)
+	assert.Equal(t, "sometimes", o[keyEpochBump("C2")].Value)
+	assert.Equal(t, "none", o[keyEpochGaps("C1")].Value)
+	assert.Equal(t, "1", o[keyEpochGaps("C2")].Value)
+	assert.True(t, o[keyEpochs("C1")].Info, "version 2: the epochs count the transactions, shown only")
+	o = Outcomes{}
+	epochOutcomes(o, []txnRecord{{"C1", 0, false}, {"C1", 0, true}, {"C1", 0, false}, {"C1", 0, true}}, false)
+	assert.Equal(t, No, o[keyEpochBump("C1")].Value)
+	assert.Equal(t, "0", o[keyEpochs("C1")].Value)
+	assert.False(t, o[keyEpochs("C1")].Info)
+}
+
+// Times compare within the real outcome's tolerance; a missing yes/no outcome is "no".
+func TestEqualOutcome(t *testing.T) {
+	sim := Outcome{Key: "k", Value: "6.0", Ticks: true, Num: 6}
+	real := Outcomes{}
+	real.setTicks("k", 5.2, -1.6, 1)
+	assert.True(t, equalOutcome(sim, true, real["k"], "k", real))
+	real.setTicks("k", 4.2, -1.6, 1)
+	assert.False(t, equalOutcome(sim, true, real["k"], "k", real))
+	never := Outcome{Key: "k", Value: "never", Ticks: true, Num: -1}
+	real.setTicks("k", -1, 0, 0)
+	assert.True(t, equalOutcome(never, true, real["k"], "k", real))
+
+	key := keyRejected("OffsetCommit", "UNKNOWN_MEMBER_ID")
+	assert.True(t, equalOutcome(Outcome{}, false, Outcome{}, key, Outcomes{}), "absent on both sides")
+	yes := Outcomes{}
+	yes.set(key, Yes)
+	assert.False(t, equalOutcome(Outcome{}, false, yes[key], key, yes), "refused on the broker only")
+}
+
+// Compare on two runs that disagree: the simulation must match one of them.
+func TestCompareVaryingRuns(t *testing.T) {
+	mk := func(plan string) Outcomes {
+		o := Outcomes{}
+		o.set("after add C4: assignment", plan)
+		return o
+	}
+	sim := mk("C4{o1}")
+	known := []Known{{Scenario: "demo03-*", Outcome: "after add C4: *", Doc: "d", Why: "w"}}
+	d := compareOutcomes("demo03-cooperative", sim, []Outcomes{mk("C4{p0}"), mk("C4{o1}")}, known)
+	assert.Empty(t, d.Diffs)
+	assert.Len(t, d.Varies, 1)
+	d = compareOutcomes("demo03-cooperative", sim, []Outcomes{mk("C4{p0}"), mk("C4{p2}")}, known)
+	assert.Len(t, d.Diffs, 1)
+	assert.NotNil(t, d.Diffs[0].Known)
+	d = compareOutcomes("demo02-range", sim, []Outcomes{mk("C4{p0}")}, known)
+	assert.Len(t, d.Unexplained(), 1)
+}
