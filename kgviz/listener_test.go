@@ -244,3 +244,74 @@ func TestRebalanceListenerConsumerProtocol(t *testing.T) {
 		})
 	}
 }
+
+// TestCooperativeJoinsWithCommitEvery is the demo's C1, C2, C3 joining one at
+// a time under cooperative-sticky with the commit every n batches of
+// WithCommitEvery. A member's connection is first in, first out: a heartbeat
+// sent just before that member's JoinGroup meets the rebalance, never the
+// generation its JoinGroup completes (which would answer ILLEGAL_GENERATION
+// and make the member drop its partitions as lost). A SyncGroup answered
+// REBALANCE_IN_PROGRESS leaves the member COMPLETING_REBALANCE
+// (AbstractCoordinator.SyncGroupResponseHandler): it keeps heartbeating
+// while it processes, so its session does not expire, and it rejoins at its
+// next poll. Once, commit-every 4 took 9 generations, removed C2 by session
+// timeout and processed 25 records twice.
+func TestCooperativeJoinsWithCommitEvery(t *testing.T) {
+	for n := 1; n <= 8; n++ {
+		w := kgviz.NewWorld(kgviz.WithAssignor(kgviz.CooperativeSticky), kgviz.WithCommitEvery(n)).Join("C1", "C2", "C3")
+		require.NoError(t, w.Err(), "commit every %d", n)
+		assert.Equal(t, 5, w.Generation(), "commit every %d: two generations per join after the first", n)
+		assert.Zero(t, w.Stats().Duplicates, "commit every %d", n)
+		for _, e := range w.Events() {
+			if e.Type != kgviz.EvSend || !e.Response {
+				continue
+			}
+			assert.False(t, e.API == kgviz.Heartbeat && e.Error == kgviz.ILLEGAL_GENERATION,
+				"commit every %d: %v", n, e)
+			assert.False(t, e.API == kgviz.JoinGroup && e.Error == kgviz.UNKNOWN_MEMBER_ID,
+				"commit every %d: %v", n, e)
+		}
+		for _, e := range w.Events() {
+			assert.NotEqual(t, kgviz.EvMemberRemoved, e.Type, "commit every %d: %v", n, e)
+		}
+	}
+}
+
+// TestSyncGroupRebalanceInProgressKeepsHeartbeating: C4 joins while C2's
+// SyncGroup of generation 4 is in flight; the coordinator answers it
+// REBALANCE_IN_PROGRESS. Kafka's SyncGroupResponseHandler only fails the join
+// future, so C2 stays COMPLETING_REBALANCE, its heartbeat thread keeps
+// running, and its next poll() rejoins (joinGroupIfNeeded). C2 then rejoins
+// with what it owns and the group settles with all four members.
+func TestSyncGroupRebalanceInProgressKeepsHeartbeating(t *testing.T) {
+	w := kgviz.NewWorld(kgviz.WithAssignor(kgviz.CooperativeSticky), kgviz.WithCommitEvery(3)).Join("C1", "C2")
+	w.AddMember("C3").RunUntil(kgviz.On("completing", func(e kgviz.Event) bool {
+		return e.Type == kgviz.EvGroupState && e.GroupState == kgviz.GroupCompletingRebalance
+	}))
+	w.AddMember("C4").RunUntil(kgviz.On("C2's SyncGroup failed", func(e kgviz.Event) bool {
+		return e.Type == kgviz.EvSend && e.Response && e.Member == "C2" && e.API == kgviz.SyncGroup && e.Error == kgviz.REBALANCE_IN_PROGRESS
+	}))
+	require.NoError(t, w.Err())
+	w.Step() // the answer arrives
+	c2, err := w.Member("C2")
+	require.NoError(t, err)
+	assert.Equal(t, kgviz.ClassicCompletingRebalance, c2.Membership, "C2 after its SyncGroup failed: %+v", c2)
+	assert.True(t, c2.RejoinNeeded)
+	// Until it rejoins, C2 stays COMPLETING_REBALANCE (its heartbeat thread
+	// runs) and the coordinator keeps it.
+	for steps := 0; ; steps++ {
+		require.Less(t, steps, 20, "C2 never rejoined")
+		if m, _ := w.Member("C2"); m.Membership != kgviz.ClassicCompletingRebalance {
+			assert.Equal(t, kgviz.ClassicPreparingRebalance, m.Membership, "tick %d: %+v", w.Now(), m)
+			break
+		}
+		w.Step()
+	}
+	for _, e := range w.Events() {
+		assert.NotEqual(t, kgviz.EvMemberRemoved, e.Type, "%v", e)
+	}
+	w.RunUntil(kgviz.Stable())
+	require.NoError(t, w.Err())
+	assert.Len(t, w.Assignment(), 4)
+	assert.Zero(t, w.Stats().Duplicates)
+}

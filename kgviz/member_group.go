@@ -34,6 +34,12 @@ type groupClient struct {
 	// poll() or commitSync (a cooperative member keeps processing its
 	// partitions while it rejoins).
 	deferredJoin *broker.JoinGroupResponse
+	// syncFailed: SyncGroup was answered REBALANCE_IN_PROGRESS. Kafka's
+	// SyncGroupResponseHandler only fails the join future: the member stays
+	// COMPLETING_REBALANCE, so its heartbeat thread keeps the session alive,
+	// and joinGroupIfNeeded sends a new JoinGroup the next time the
+	// application polls (at once if it is polling).
+	syncFailed bool
 	// The application's ConsumerGroupMetadata: member id and generation as of
 	// its last completed rebalance, fixed between polls.
 	appMemberID   string
@@ -138,7 +144,7 @@ func (p *member) resetGeneration(resetMemberID bool) {
 	if g.assigned && len(p.owned) > 0 {
 		g.lost = true
 	}
-	g.state, g.generation, g.rejoinNeeded, g.havePending = ClassicUnjoined, 0, true, false
+	g.state, g.generation, g.rejoinNeeded, g.havePending, g.syncFailed = ClassicUnjoined, 0, true, false, false
 	if resetMemberID {
 		g.memberID = ""
 	}
@@ -190,7 +196,7 @@ func (p *member) pollTimeoutDue() bool {
 // sends its previous assignment as the sticky assignor's user data.
 func (p *member) sendJoin() {
 	g := &p.group
-	g.rejoinNeeded, g.state, g.hbStopped = false, ClassicPreparingRebalance, false
+	g.rejoinNeeded, g.state, g.hbStopped, g.syncFailed = false, ClassicPreparingRebalance, false, false
 	sub := broker.ConsumerProtocolSubscription{Topics: p.w.topicNames(), GenerationID: -1, OwnedGenerationID: -1}
 	if g.generation > 0 {
 		sub.GenerationID = g.generation
@@ -224,6 +230,12 @@ func (p *member) groupRequestFailed(api kafka.APIKey, code ErrorCode) {
 		return
 	case kafka.UNKNOWN_MEMBER_ID, kafka.ILLEGAL_GENERATION:
 		p.resetGeneration(code == kafka.UNKNOWN_MEMBER_ID)
+	case kafka.REBALANCE_IN_PROGRESS:
+		if api == kafka.SyncGroup {
+			p.group.syncFailed, p.group.rejoinNeeded = true, true
+			break
+		}
+		p.group.state, p.group.rejoinNeeded = ClassicUnjoined, true
 	default:
 		p.group.state, p.group.rejoinNeeded = ClassicUnjoined, true
 	}

@@ -46,7 +46,7 @@ func (p *member) classicPoll(settled bool) bool {
 			p.commitRequest(offs) // commitAsync of what earlier polls returned
 		}
 	}
-	if g.rejoinNeeded && g.state != ClassicPreparingRebalance && g.state != ClassicCompletingRebalance {
+	if g.rejoinNeeded && (g.syncFailed || g.state != ClassicPreparingRebalance && g.state != ClassicCompletingRebalance) {
 		// onJoinPrepare
 		switch {
 		case g.lost:

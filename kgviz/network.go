@@ -21,6 +21,7 @@ type flight struct {
 	lost     bool    // fault injection: never arrives
 	recorded bool    // an EvSend was recorded for it
 	proc     *member // the client end: sender of a request, recipient of a response
+	done     bool    // delivered out of its lane's order (a heartbeat ahead of its connection's later requests)
 }
 
 // network carries the messages between the members and the broker, in two
@@ -35,6 +36,9 @@ type network struct {
 	// the last heartbeat answer recorded for each connection: a run of equal
 	// error answers is recorded once, successful ones never
 	lastHB []hbNote // by connection
+	// hbAt: by connection, 1 + the index among this tick's due heartbeats of
+	// the one that connection sent (0: none), while deliverDue runs
+	hbAt []int32
 }
 
 type hbNote struct {
@@ -119,25 +123,61 @@ func (n *network) event(t event.Type, f flight) event.Event {
 	return e
 }
 
-// deliverDue hands every message sent before this tick to its recipient,
-// lane by lane, in send order.
+// deliverDue hands every message sent before this tick to its recipient:
+// the requests and responses in send order, then the heartbeats. A
+// connection is first in, first out, as a TCP connection is: a member's
+// heartbeat goes before the requests that member sent after it (a heartbeat
+// sent just before a JoinGroup meets the rebalance that JoinGroup joins,
+// never the generation it completes).
 func (n *network) deliverDue() {
+	now := n.w.now()
+	var due [2][]flight
 	for lane := range n.lanes {
-		due := n.lanes[lane]
-		if len(due) == 0 {
-			continue
-		}
-		// messages sent while these are delivered go to the other buffer
+		d := n.lanes[lane]
 		n.lanes[lane], n.spare[lane] = n.spare[lane][:0], nil
-		for i, f := range due {
-			if f.sentAt >= n.w.now() { // not due yet
-				n.lanes[lane] = append(n.lanes[lane], due[i:]...)
+		k := len(d)
+		for i := range d {
+			if d[i].sentAt >= now { // not due yet
+				k = i
 				break
 			}
-			n.deliver(f)
 		}
-		clear(due)
-		n.spare[lane] = due[:0]
+		n.lanes[lane] = append(n.lanes[lane], d[k:]...)
+		due[lane] = d[:k]
+	}
+	hb := due[laneHeartbeat]
+	for i := range hb {
+		if c := hb[i].env.Conn; hb[i].proc != nil && hb[i].env.To == n.w.broker.Name() && c > 0 {
+			for len(n.hbAt) <= c {
+				n.hbAt = append(n.hbAt, 0)
+			}
+			if n.hbAt[c] == 0 {
+				n.hbAt[c] = int32(i + 1)
+			}
+		}
+	}
+	for _, f := range due[laneNormal] {
+		if c := f.env.Conn; len(hb) > 0 && f.proc != nil && f.env.To == n.w.broker.Name() && c > 0 && c < len(n.hbAt) && n.hbAt[c] != 0 {
+			if j := n.hbAt[c] - 1; hb[j].env.ID < f.env.ID {
+				n.hbAt[c] = 0
+				hb[j].done = true
+				n.deliver(hb[j])
+			}
+		}
+		n.deliver(f)
+	}
+	for i := range hb {
+		if c := hb[i].env.Conn; c > 0 && c < len(n.hbAt) {
+			n.hbAt[c] = 0
+		}
+		if !hb[i].done {
+			n.deliver(hb[i])
+		}
+	}
+	for lane := range due {
+		d := due[lane][:cap(due[lane])]
+		clear(d)
+		n.spare[lane] = d[:0]
 	}
 }
 
