@@ -77,13 +77,19 @@ type TargetAssignmentResult struct {
 // topic names (topics that do not exist count too), or when nobody subscribes
 // to anything.
 func SubscriptionTypeOf(members []GroupMember) SubscriptionType {
-	if len(members) == 0 {
+	return subscriptionType(len(members), func(i int) []string { return members[i].SubscribedTopicNames })
+}
+
+// subscriptionType is SubscriptionTypeOf for n members whose subscriptions
+// names gives.
+func subscriptionType(n int, names func(i int) []string) SubscriptionType {
+	if n == 0 {
 		return Homogeneous
 	}
 	// The common case first: every member sends the same list.
 	same := true
-	for _, m := range members[1:] {
-		if !slices.Equal(m.SubscribedTopicNames, members[0].SubscribedTopicNames) {
+	for i := 1; i < n; i++ {
+		if !slices.Equal(names(i), names(0)) {
 			same = false
 			break
 		}
@@ -92,12 +98,12 @@ func SubscriptionTypeOf(members []GroupMember) SubscriptionType {
 		return Homogeneous
 	}
 	first := map[string]bool{}
-	for _, t := range members[0].SubscribedTopicNames {
+	for _, t := range names(0) {
 		first[t] = true
 	}
-	for _, m := range members[1:] {
-		set := make(map[string]bool, len(m.SubscribedTopicNames))
-		for _, t := range m.SubscribedTopicNames {
+	for i := 1; i < n; i++ {
+		set := make(map[string]bool, len(names(i)))
+		for _, t := range names(i) {
 			set[t] = true
 		}
 		if !sameNames(first, set) {
@@ -121,30 +127,36 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		return nil, fmt.Errorf("kgviz: BuildTargetAssignment: nil Topics")
 	}
 	// memberSpecs: new HashMap<>(), the group's members, then the updates.
+	// entries holds each member id's spec; at indexes them by id.
+	type entry struct {
+		m *GroupMember
+		a Assignment // its current target assignment, or the one it inherits
+		// current: a is in.TargetAssignment[m.MemberID], the member's own.
+		current bool
+	}
 	specs := javautil.NewHashMap[string]()
 	specs.Reserve(len(in.Members) + len(in.Updates))
-	byID := make(map[string]GroupMember, len(in.Members)+len(in.Updates))
+	entries := make([]entry, 0, len(in.Members)+len(in.Updates))
+	at := make(map[string]int32, len(in.Members)+len(in.Updates))
 	staticMembers := map[string]string{}
-	for _, m := range in.Members {
+	for i := range in.Members {
+		m := &in.Members[i]
 		if m.MemberID == "" || !utf8.ValidString(m.MemberID) {
 			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: member id %q: want a non-empty UTF-8 id", m.MemberID)
 		}
-		if _, dup := byID[m.MemberID]; dup {
+		if !specs.Put(m.MemberID, javautil.StringHash(m.MemberID)) {
 			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: member %q appears twice in Members", m.MemberID)
 		}
-		specs.Put(m.MemberID, javautil.StringHash(m.MemberID))
-		byID[m.MemberID] = m
+		a, had := in.TargetAssignment[m.MemberID]
+		at[m.MemberID] = int32(len(entries))
+		entries = append(entries, entry{m: m, a: a, current: had})
 		if m.InstanceID != "" {
 			staticMembers[m.InstanceID] = m.MemberID
 		}
 	}
-	assignmentOf := make(map[string]Assignment, len(byID)+len(in.Updates))
-	for id := range byID {
-		assignmentOf[id] = in.TargetAssignment[id]
-	}
 	// updatedMembers: a HashMap too, iterated in its own order.
 	updated := javautil.NewHashMap[string]()
-	latest := map[string]*GroupMember{}
+	latest := make(map[string]*GroupMember, len(in.Updates))
 	for _, u := range in.Updates {
 		if u.MemberID == "" || !utf8.ValidString(u.MemberID) {
 			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: update of member id %q: want a non-empty UTF-8 id", u.MemberID)
@@ -159,30 +171,35 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		m := latest[id]
 		if m == nil {
 			specs.Remove(id, javautil.StringHash(id))
-			delete(byID, id)
+			delete(at, id)
 			continue
 		}
-		a := in.TargetAssignment[id]
+		e := entry{m: m}
+		e.a, e.current = in.TargetAssignment[id]
 		if m.InstanceID != "" {
 			if prev, ok := staticMembers[m.InstanceID]; ok && prev != id {
-				a = in.TargetAssignment[prev]
+				e.a, e.current = in.TargetAssignment[prev], false
 			}
 		}
 		specs.Put(id, javautil.StringHash(id))
-		byID[id] = *m
-		assignmentOf[id] = a
+		if i, ok := at[id]; ok {
+			entries[i] = e
+		} else {
+			at[id] = int32(len(entries))
+			entries = append(entries, e)
+		}
 	}
 
-	order := specs.Order(nil)
-	members := make([]GroupMember, len(order))
-	gs := &GroupSpec{Members: make([]MemberSpec, len(order))}
+	order := specs.Order(make([]string, 0, specs.Len()))
+	gs := &GroupSpec{Members: make([]MemberSpec, len(order)), idsChecked: true}
+	specOf := make([]*entry, len(order))
 	for i, id := range order {
-		m := byID[id]
-		members[i] = m
-		gs.Members[i] = MemberSpec{MemberID: id, InstanceID: m.InstanceID, RackID: m.RackID,
-			SubscribedTopicNames: m.SubscribedTopicNames, Assignment: assignmentOf[id]}
+		e := &entries[at[id]]
+		specOf[i] = e
+		gs.Members[i] = MemberSpec{MemberID: id, InstanceID: e.m.InstanceID, RackID: e.m.RackID,
+			SubscribedTopicNames: e.m.SubscribedTopicNames, Assignment: e.a}
 	}
-	gs.SubscriptionType = SubscriptionTypeOf(members)
+	gs.SubscriptionType = subscriptionType(len(order), func(i int) []string { return gs.Members[i].SubscribedTopicNames })
 	// isPartitionAssigned: the group's inverted target assignment.
 	gs.assigned = map[TopicID][]bool{}
 	for _, a := range in.TargetAssignment {
@@ -204,16 +221,41 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		}
 	}
 
-	ga, err := assignor.Assign(gs, in.Topics)
-	if err != nil {
-		return nil, err
+	// The new assignments by member index; nil for a member that kept its
+	// current assignment (a sparseAssignor says which).
+	var fresh []Assignment
+	var sparse *sparseAssignment
+	unverified := false
+	if sa, ok := assignor.(sparseAssignor); ok {
+		var err error
+		if sparse, err = sa.assignSparse(gs, in.Topics); err != nil {
+			return nil, err
+		}
+		fresh, unverified = sparse.members, sparse.orderUnverified
+	} else {
+		ga, err := assignor.Assign(gs, in.Topics)
+		if err != nil {
+			return nil, err
+		}
+		fresh, unverified = make([]Assignment, len(order)), ga.OrderUnverified
+		for i, id := range order {
+			if fresh[i] = ga.Members[id]; fresh[i] == nil {
+				fresh[i] = Assignment{}
+			}
+		}
 	}
 	res := &TargetAssignmentResult{Members: make(map[string]Assignment, len(order)), SubscriptionType: gs.SubscriptionType,
-		OrderUnverified: ga.OrderUnverified || specs.Unmodelled() || updated.Unmodelled()}
-	for _, id := range order {
-		a := ga.Members[id]
+		OrderUnverified: unverified || specs.Unmodelled() || updated.Unmodelled()}
+	for i, id := range order {
+		a := fresh[i]
 		if a == nil {
-			a = Assignment{}
+			if specOf[i].current {
+				// It kept its own current target assignment, the same
+				// partitions: Kafka writes no record, the current one stays.
+				res.Members[id] = specOf[i].a
+				continue
+			}
+			a = sparse.kept(i)
 		}
 		old, had := in.TargetAssignment[id]
 		if !had || !a.Equal(old) {
