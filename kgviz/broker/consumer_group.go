@@ -50,8 +50,9 @@ type ConsumerGroup struct {
 	unreconciled    int            // members not STABLE at the target epoch
 	byConn          []*consumerMember
 	img             *modern.TopicsImage
-	imgTopics       int // the broker's topic count the image was built from
-	recordedEpoch   int // the group epoch of the last EvGroupState
+	imgTopics       int                  // the broker's topic count the image was built from
+	recordedEpoch   int                  // the group epoch of the last EvGroupState
+	specs           []modern.GroupMember // BuildTargetAssignment's Members, reused
 }
 
 // consumerMember is the coordinator's view of one member (Kafka's
@@ -492,11 +493,14 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 			fail(kafka.UNSUPPORTED_ASSIGNOR, err.Error())
 			return
 		}
-		in := modern.TargetAssignmentInput{Topics: g.image(), TargetAssignment: g.target}
+		// The members' slice is the group's, reused: BuildTargetAssignment
+		// keeps no reference to it.
+		in := modern.TargetAssignmentInput{Topics: g.image(), TargetAssignment: g.target, Members: g.specs[:0]}
 		for _, id := range g.order.IDs() {
 			m := g.members[id]
 			in.Members = append(in.Members, modern.GroupMember{MemberID: m.id, InstanceID: m.instanceID, RackID: m.rackID, SubscribedTopicNames: m.subscribed})
 		}
+		g.specs = in.Members
 		gm := modern.GroupMember{MemberID: upd.id, InstanceID: upd.instanceID, RackID: upd.rackID, SubscribedTopicNames: upd.subscribed}
 		in.Updates = []modern.MemberUpdate{{MemberID: upd.id, Member: &gm}}
 		if replaced != nil {
@@ -661,15 +665,22 @@ func (g *ConsumerGroup) setTarget(res *modern.TargetAssignmentResult, epoch int,
 		}
 	}
 	if len(held) > 0 {
-		var withheld []kafka.TopicPartition
-		for _, t := range img.Topics() { // by name, then partition: sorted without sorting
-			for p, ok := range held[t.ID] {
+		n := 0
+		for _, h := range held {
+			for _, ok := range h {
 				if ok {
-					withheld = append(withheld, kafka.TopicPartition{Topic: t.Name, Partition: p})
+					n++
 				}
 			}
 		}
-		plan.Withheld = g.shortNames(withheld)
+		plan.Withheld = make([]string, 0, n)
+		for _, t := range img.Topics() { // by name, then partition: sorted without sorting
+			for p, ok := range held[t.ID] {
+				if ok {
+					plan.Withheld = append(plan.Withheld, g.b().pname(kafka.TopicPartition{Topic: t.Name, Partition: p}))
+				}
+			}
+		}
 	}
 	g.b().record(event.Event{Type: event.EvAssignorRun, Member: g.b().name, Generation: epoch, Assignor: assignor}.WithPlan(plan))
 }
