@@ -173,6 +173,20 @@ func (img *TopicsImage) NumPartitions(id TopicID) int {
 	return -1
 }
 
+// partitionCounter returns img.NumPartitions remembering the last topic
+// asked for: the assignments of a group's members mostly name the same
+// topic one after the other.
+func partitionCounter(img *TopicsImage) func(TopicID) int {
+	var last TopicID
+	n := -2 // none asked for yet
+	return func(id TopicID) int {
+		if n == -2 || id != last {
+			last, n = id, img.NumPartitions(id)
+		}
+		return n
+	}
+}
+
 // TopicID returns the id of the topic with that name.
 func (img *TopicsImage) TopicID(name string) (TopicID, bool) {
 	if t := img.byName[name]; t != nil {
@@ -472,12 +486,14 @@ func (a *jAssignment) iterate() {
 		return
 	}
 	a.once = true
+	if len(a.record) <= 1 {
+		// One topic or none: the record's order. Shared, never written.
+		a.topics = recordOrderOfOne[:len(a.record)]
+		return
+	}
 	a.topics = make([]int, len(a.record))
 	for i := range a.topics {
 		a.topics[i] = i
-	}
-	if len(a.record) <= 1 {
-		return
 	}
 	// Collectors.toMap: new HashMap<>() (16 buckets, grows past 12 keys).
 	if len(a.record) <= 12 && stableBucketSort(a.topics, 16, func(i int) int32 { return javautil.Spread(a.record[i].TopicID.javaHash()) }) {
@@ -494,6 +510,9 @@ func (a *jAssignment) iterate() {
 		a.topics = append(a.topics, at[id])
 	}
 }
+
+// recordOrderOfOne is the iteration order of an assignment of one topic.
+var recordOrderOfOne = []int{0}
 
 // partitions returns the partitions of record entry i in the iteration order
 // of new HashSet<>(recordList).
@@ -595,6 +614,7 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 	instances := map[string]string{}
 	subCache := newSubCache(img)
 	owner := map[TopicID][]int32{}
+	numPartitions := partitionCounter(img)
 	for i := range gs.Members {
 		m := &gs.Members[i]
 		switch {
@@ -628,7 +648,7 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 					return fail("member %q: topic %s appears twice in its assignment", m.MemberID, tp.TopicID)
 				}
 			}
-			n := img.NumPartitions(tp.TopicID)
+			n := numPartitions(tp.TopicID)
 			own := owner[tp.TopicID]
 			if own == nil {
 				// Owners as member index + 1; a deleted topic (n = -1) grows as needed.

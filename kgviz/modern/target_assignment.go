@@ -202,9 +202,10 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 	gs.SubscriptionType = subscriptionType(len(order), func(i int) []string { return gs.Members[i].SubscribedTopicNames })
 	// isPartitionAssigned: the group's inverted target assignment.
 	gs.assigned = map[TopicID][]bool{}
+	numPartitions := partitionCounter(in.Topics)
 	for _, a := range in.TargetAssignment {
 		for _, tp := range a {
-			n := in.Topics.NumPartitions(tp.TopicID)
+			n := numPartitions(tp.TopicID)
 			if n < 0 {
 				continue // a deleted topic: nobody asks
 			}
