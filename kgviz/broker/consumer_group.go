@@ -3,6 +3,7 @@ package broker
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/event"
@@ -74,6 +75,10 @@ type consumerMember struct {
 	holdsTarget bool
 	ok          *ConsumerGroupHeartbeatResponse // the last answer without an assignment, reused while it holds
 }
+
+// generalPathOnly sends every heartbeat and reconciliation through the
+// general path, for tests that compare it with the fast paths.
+var generalPathOnly bool
 
 func newConsumerGroup(gc *GroupCoordinator, id string) *ConsumerGroup {
 	return &ConsumerGroup{gc: gc, id: id, state: kafka.GroupEmpty, members: map[string]*consumerMember{}, static: map[string]string{},
@@ -366,13 +371,23 @@ func plain(req *ConsumerGroupHeartbeatRequest) bool {
 // changed, (2) computes the new target assignment when the group epoch is
 // ahead of it, (3) reconciles this member towards its target.
 func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbeatRequest) {
-	// The common case first: a member at the target epoch with nothing new.
-	if env.Conn > 0 && env.Conn < len(g.byConn) {
+	// The common cases first: a plain heartbeat (nothing new) of a member
+	// the group knows on that connection, at its epoch, while the target
+	// assignment is up to date. The general path below would find the
+	// member unchanged (no metadata, no subscription change, so no epoch
+	// bump and no target assignment to compute) and go straight to its
+	// reconciliation; a reconciled member has nothing to reconcile either.
+	// TestConsumerGroupFastPathsMatchGeneralPath compares both paths.
+	if env.Conn > 0 && env.Conn < len(g.byConn) && !generalPathOnly {
 		if m := g.byConn[env.Conn]; m != nil && !m.removed && m.id == req.MemberID && m.instanceID == req.InstanceID &&
 			req.MemberEpoch == m.MemberEpoch && req.MemberEpoch > 0 && plain(req) && g.groupEpoch == g.assignmentEpoch &&
-			m.reconciled && m.clientID == env.From {
-			g.heardFrom(m, g.now()-1)
-			g.b().reply(env, m.MemberEpoch, g.plainAnswer(m))
+			g.groupEpoch > 0 && m.clientID == env.From && (req.InstanceID == "" || g.static[req.InstanceID] == m.id) {
+			if m.reconciled {
+				g.heardFrom(m, g.now()-1)
+				g.b().reply(env, m.MemberEpoch, g.plainAnswer(m))
+				return
+			}
+			g.reconcileAndAnswer(env, m, g.target[m.id], nil, m.AssignedPartitions, false)
 			return
 		}
 	}
@@ -537,15 +552,22 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 		g.setTarget(result, groupEpoch, assignor)
 	}
 
-	// 3. Reconcile the member (maybeReconcile).
-	g.reconcile(m, target, req.TopicPartitions)
+	full := req.RebalanceTimeoutMs != -1 && req.SubscribedTopicNames != nil && req.TopicPartitions != nil
+	g.reconcileAndAnswer(env, m, target, req.TopicPartitions, before.AssignedPartitions, joining || full)
+}
+
+// reconcileAndAnswer is the end of consumerGroupHeartbeat: (3) the member
+// reconciled towards its target (maybeReconcile), then the answer, with
+// the member's assignment when it asked for everything (withAll) or when
+// its assignment changed from before.
+func (g *ConsumerGroup) reconcileAndAnswer(env Envelope, m *consumerMember, target, owned, before modern.Assignment, withAll bool) {
+	g.reconcile(m, target, owned)
 	g.heardFrom(m, g.now()-1)
 	g.recount(m)
 	g.updateState()
 
 	resp := &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch, HeartbeatIntervalMs: g.b().consumerHeartbeatInterval}
-	full := req.RebalanceTimeoutMs != -1 && req.SubscribedTopicNames != nil && req.TopicPartitions != nil
-	if joining || full || !before.AssignedPartitions.Equal(m.AssignedPartitions) {
+	if withAll || !before.Equal(m.AssignedPartitions) {
 		resp.Assignment = &ConsumerGroupHeartbeatAssignment{TopicPartitions: slices.Clone(m.AssignedPartitions)}
 	}
 	g.b().reply(env, m.MemberEpoch, resp)
@@ -648,7 +670,7 @@ func (g *ConsumerGroup) setTarget(res *modern.TargetAssignmentResult, epoch int,
 	held := map[modern.TopicID][]bool{}
 	for _, id := range res.Changed {
 		a := res.Members[id]
-		names := g.shortNames(a.TopicPartitions(img))
+		names := g.partitionNames(a)
 		plan.Target[id], plan.Sent[id] = names, names
 		for _, tp := range a {
 			own := g.owner[tp.TopicID]
@@ -685,10 +707,34 @@ func (g *ConsumerGroup) setTarget(res *modern.TargetAssignmentResult, epoch int,
 	g.b().record(event.Event{Type: event.EvAssignorRun, Member: g.b().name, Generation: epoch, Assignor: assignor}.WithPlan(plan))
 }
 
-func (g *ConsumerGroup) shortNames(tps []kafka.TopicPartition) []string {
-	out := make([]string, len(tps))
-	for i, tp := range tps {
-		out[i] = g.b().pname(tp)
+// partitionNames is the broker's short names of a.TopicPartitions(image),
+// sorted by topic name, then partition, without building that list: an
+// assignment holds each topic once and each of its partitions once, so
+// sorting the topics by name and each topic's partitions gives the same
+// order.
+func (g *ConsumerGroup) partitionNames(a modern.Assignment) []string {
+	img := g.image()
+	type topic struct {
+		name       string
+		partitions []int
+	}
+	topics := make([]topic, 0, len(a))
+	n := 0
+	for _, tp := range a {
+		if name, ok := img.TopicName(tp.TopicID); ok {
+			topics = append(topics, topic{name, tp.Partitions})
+			n += len(tp.Partitions)
+		}
+	}
+	slices.SortFunc(topics, func(x, y topic) int { return strings.Compare(x.name, y.name) })
+	out := make([]string, 0, n)
+	var sorted []int
+	for _, t := range topics {
+		sorted = append(sorted[:0], t.partitions...)
+		slices.Sort(sorted)
+		for _, p := range sorted {
+			out = append(out, g.b().pname(kafka.TopicPartition{Topic: t.name, Partition: p}))
+		}
 	}
 	return out
 }
@@ -704,7 +750,7 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 		target = modern.Assignment{}
 	}
 	var next modern.MemberAssignmentState
-	if m.State == modern.MemberStable && m.holdsTarget {
+	if m.State == modern.MemberStable && m.holdsTarget && !generalPathOnly {
 		// What computeNextAssignment gives a STABLE member that holds its
 		// unchanged target: the same partitions at the target epoch.
 		next = m.MemberAssignmentState
@@ -722,8 +768,16 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 		return
 	}
 	prev := m.MemberAssignmentState
-	g.release(m)
-	m.MemberAssignmentState = next
+	if !generalPathOnly && sameSlice(next.AssignedPartitions, prev.AssignedPartitions) &&
+		sameSlice(next.PartitionsPendingRevocation, prev.PartitionsPendingRevocation) {
+		// The same partitions (only the epoch moves, as for a STABLE member
+		// that holds its target): release then hold would clear the owner
+		// of exactly the partitions it then sets to m, so hold alone does.
+		m.MemberAssignmentState = next
+	} else {
+		g.release(m)
+		m.MemberAssignmentState = next
+	}
 	g.hold(m)
 	g.order.Put(m.id) // the current assignment record
 	if m.State == modern.MemberUnrevokedPartitions {
@@ -736,6 +790,12 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 	}
 }
 
+// sameSlice says whether a and b are the same list (the same backing array
+// and length), and so hold the same partitions.
+func sameSlice(a, b modern.Assignment) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 func sameAssignmentState(a, b modern.MemberAssignmentState) bool {
 	return a.State == b.State && a.MemberEpoch == b.MemberEpoch && a.PreviousMemberEpoch == b.PreviousMemberEpoch &&
 		a.AssignedPartitions.Equal(b.AssignedPartitions) && a.PartitionsPendingRevocation.Equal(b.PartitionsPendingRevocation)
@@ -743,8 +803,12 @@ func sameAssignmentState(a, b modern.MemberAssignmentState) bool {
 
 // record records a member's epoch and what it must revoke (EvMemberEpoch).
 func (g *ConsumerGroup) record(m *consumerMember, prev int) {
+	pending := []string{} // mostly nothing to revoke: no list to build and sort
+	if m.PartitionsPendingRevocation.Len() > 0 {
+		pending = g.partitionNames(m.PartitionsPendingRevocation)
+	}
 	g.b().record(event.Event{Type: event.EvMemberEpoch, Member: m.clientID, MemberID: m.id, Generation: m.MemberEpoch, Count: prev}.
-		WithPartitions(g.shortNames(m.PartitionsPendingRevocation.TopicPartitions(g.image()))))
+		WithPartitions(pending))
 }
 
 // partitionEpoch is ConsumerGroup.currentPartitionEpoch: the epoch of the
@@ -769,11 +833,11 @@ func (g *ConsumerGroup) release(m *consumerMember) {
 }
 
 func (g *ConsumerGroup) setOwner(a modern.Assignment, m, was *consumerMember) {
-	img := g.image()
 	for _, tp := range a {
 		own := g.owner[tp.TopicID]
+		n := len(own)
 		if own == nil {
-			own = make([]*consumerMember, max(img.NumPartitions(tp.TopicID), 0))
+			own = make([]*consumerMember, max(g.image().NumPartitions(tp.TopicID), 0))
 		}
 		for _, p := range tp.Partitions {
 			for p >= len(own) {
@@ -783,7 +847,9 @@ func (g *ConsumerGroup) setOwner(a modern.Assignment, m, was *consumerMember) {
 				own[p] = m
 			}
 		}
-		g.owner[tp.TopicID] = own
+		if n == 0 || len(own) != n {
+			g.owner[tp.TopicID] = own
+		}
 	}
 }
 
