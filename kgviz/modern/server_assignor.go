@@ -375,6 +375,9 @@ type GroupSpec struct {
 	// non-empty, valid UTF-8 and distinct (its HashMap of member specs holds
 	// each once), so prepareSpec need not index them again.
 	idsChecked bool
+	// scratch: BuildTargetAssignment's working memory, which prepareSpec
+	// uses too (nil: allocate).
+	scratch *scratch
 }
 
 // GroupAssignment is an assignor's answer (Kafka's GroupAssignment): every
@@ -608,9 +611,13 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 	if !gs.idsChecked {
 		index = make(map[string]int, len(gs.Members))
 	}
-	g.subs = make([]*memberSub, len(gs.Members))
-	g.current = make([]*jAssignment, len(gs.Members))
-	current := make([]jAssignment, len(gs.Members)) // one allocation for all members
+	sc := gs.scratch
+	if sc == nil {
+		sc = &scratch{}
+	}
+	g.subs = grow(&sc.subs, len(gs.Members))
+	g.current = grow(&sc.current, len(gs.Members))
+	current := grow(&sc.slab, len(gs.Members)) // one allocation for all members, if any
 	instances := map[string]string{}
 	subCache := newSubCache(img)
 	owner := map[TopicID][]int32{}
@@ -652,7 +659,7 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 			own := owner[tp.TopicID]
 			if own == nil {
 				// Owners as member index + 1; a deleted topic (n = -1) grows as needed.
-				own = make([]int32, max(n, 0))
+				own = sc.ownerArray(tp.TopicID, max(n, 0))
 				owner[tp.TopicID] = own
 			}
 			for _, p := range tp.Partitions {
@@ -673,7 +680,7 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 				own[p] = int32(i + 1)
 			}
 		}
-		current[i].record = m.Assignment
+		current[i] = jAssignment{record: m.Assignment}
 		g.current[i] = &current[i]
 	}
 	if g.typ == Homogeneous {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/kgviz/kgviz/kgviz/internal/javautil"
@@ -126,18 +127,14 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 	if in.Topics == nil {
 		return nil, fmt.Errorf("kgviz: BuildTargetAssignment: nil Topics")
 	}
+	sc := scratchPool.Get().(*scratch)
+	defer sc.release()
 	// memberSpecs: new HashMap<>(), the group's members, then the updates.
 	// entries holds each member id's spec; at indexes them by id.
-	type entry struct {
-		m *GroupMember
-		a Assignment // its current target assignment, or the one it inherits
-		// current: a is in.TargetAssignment[m.MemberID], the member's own.
-		current bool
-	}
 	specs := javautil.NewHashMap[string]()
 	specs.Reserve(len(in.Members) + len(in.Updates))
-	entries := make([]entry, 0, len(in.Members)+len(in.Updates))
-	at := make(map[string]int32, len(in.Members)+len(in.Updates))
+	entries := sc.entries[:0]
+	at := sc.at
 	staticMembers := map[string]string{}
 	for i := range in.Members {
 		m := &in.Members[i]
@@ -149,7 +146,7 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		}
 		a, had := in.TargetAssignment[m.MemberID]
 		at[m.MemberID] = int32(len(entries))
-		entries = append(entries, entry{m: m, a: a, current: had})
+		entries = append(entries, targetEntry{m: m, a: a, current: had})
 		if m.InstanceID != "" {
 			staticMembers[m.InstanceID] = m.MemberID
 		}
@@ -174,7 +171,7 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 			delete(at, id)
 			continue
 		}
-		e := entry{m: m}
+		e := targetEntry{m: m}
 		e.a, e.current = in.TargetAssignment[id]
 		if m.InstanceID != "" {
 			if prev, ok := staticMembers[m.InstanceID]; ok && prev != id {
@@ -190,9 +187,10 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		}
 	}
 
+	sc.entries = entries
 	order := specs.Order(make([]string, 0, specs.Len()))
-	gs := &GroupSpec{Members: make([]MemberSpec, len(order)), idsChecked: true}
-	specOf := make([]*entry, len(order))
+	gs := &GroupSpec{Members: grow(&sc.members, len(order)), idsChecked: true, scratch: sc}
+	specOf := grow(&sc.specOf, len(order))
 	for i, id := range order {
 		e := &entries[at[id]]
 		specOf[i] = e
@@ -267,6 +265,70 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		res.Members[id] = a
 	}
 	return res, nil
+}
+
+// targetEntry is a member's spec while BuildTargetAssignment builds them.
+type targetEntry struct {
+	m *GroupMember
+	a Assignment // its current target assignment, or the one it inherits
+	// current: a is in.TargetAssignment[m.MemberID], the member's own.
+	current bool
+}
+
+// scratch is the working memory of BuildTargetAssignment and of the
+// assignor's prepareSpec, kept from one call to the next (a coordinator
+// computes a target assignment at every group epoch bump, each as large as
+// the group) instead of allocated anew. Nothing in it is part of an answer:
+// the assignments a call returns are the caller's or newly built.
+type scratch struct {
+	entries []targetEntry
+	at      map[string]int32
+	members []MemberSpec
+	specOf  []*targetEntry
+	subs    []*memberSub
+	current []*jAssignment
+	slab    []jAssignment
+	owners  map[TopicID][]int32
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
+
+// grow returns (*buf)[:n], reallocating it if it is too short; the
+// elements are whatever the last user left: the caller sets each.
+func grow[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	return (*buf)[:n]
+}
+
+// ownerArray returns n zeroed owners for a topic, reusing the last call's.
+func (sc *scratch) ownerArray(id TopicID, n int) []int32 {
+	own := sc.owners[id]
+	if cap(own) < n {
+		own = make([]int32, n)
+		if sc.owners == nil {
+			sc.owners = map[TopicID][]int32{}
+		}
+		sc.owners[id] = own
+		return own
+	}
+	own = own[:n]
+	clear(own)
+	return own
+}
+
+// release drops the references the scratch holds into the caller's data
+// and gives it back to the pool.
+func (sc *scratch) release() {
+	clear(sc.entries[:cap(sc.entries)])
+	clear(sc.at)
+	clear(sc.members[:cap(sc.members)])
+	clear(sc.specOf[:cap(sc.specOf)])
+	clear(sc.subs[:cap(sc.subs)])
+	clear(sc.current[:cap(sc.current)])
+	clear(sc.slab[:cap(sc.slab)])
+	scratchPool.Put(sc)
 }
 
 // GroupMemberOrder keeps member ids in the iteration order of the group
