@@ -843,8 +843,8 @@ func (g *ConsumerGroup) setOwner(a modern.Assignment, m, was *consumerMember) {
 			for p >= len(own) {
 				own = append(own, nil)
 			}
-			if m != nil || own[p] == was {
-				own[p] = m
+			if own[p] != m && (m != nil || own[p] == was) {
+				own[p] = m // stored only when it changes: no write barrier for nothing
 			}
 		}
 		if n == 0 || len(own) != n {
