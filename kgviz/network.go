@@ -132,8 +132,10 @@ func (n *network) event(t event.Type, f flight) event.Event {
 func (n *network) deliverDue() {
 	now := n.w.now()
 	var due [2][]flight
+	var used [2]int // how much of each lane's array holds messages
 	for lane := range n.lanes {
 		d := n.lanes[lane]
+		used[lane] = len(d)
 		n.lanes[lane], n.spare[lane] = n.spare[lane][:0], nil
 		k := len(d)
 		for i := range d {
@@ -156,12 +158,14 @@ func (n *network) deliverDue() {
 			}
 		}
 	}
-	for _, f := range due[laneNormal] {
+	normal := due[laneNormal]
+	for i := range normal {
+		f := &normal[i]
 		if c := f.env.Conn; len(hb) > 0 && f.proc != nil && f.env.To == n.w.broker.Name() && c > 0 && c < len(n.hbAt) && n.hbAt[c] != 0 {
 			if j := n.hbAt[c] - 1; hb[j].env.ID < f.env.ID {
 				n.hbAt[c] = 0
 				hb[j].done = true
-				n.deliver(hb[j])
+				n.deliver(&hb[j])
 			}
 		}
 		n.deliver(f)
@@ -171,19 +175,23 @@ func (n *network) deliverDue() {
 			n.hbAt[c] = 0
 		}
 		if !hb[i].done {
-			n.deliver(hb[i])
+			n.deliver(&hb[i])
 		}
 	}
 	for lane := range due {
-		d := due[lane][:cap(due[lane])]
+		// Past used the array is still zero (cleared when it was last due,
+		// or never written), so clearing the used part leaves it all zero.
+		d := due[lane][:used[lane]]
 		clear(d)
 		n.spare[lane] = d[:0]
 	}
 }
 
-func (n *network) deliver(f flight) {
+// deliver hands one message to its recipient; f points into deliverDue's
+// list of due messages, which no send during the delivery touches.
+func (n *network) deliver(f *flight) {
 	if f.lost {
-		e := n.event(event.EvDrop, f)
+		e := n.event(event.EvDrop, *f)
 		e.Reason = event.ReasonLostInFlight
 		n.w.record(e)
 		return
@@ -195,7 +203,7 @@ func (n *network) deliver(f flight) {
 	p := f.proc
 	if p == nil || !p.alive() {
 		if f.recorded {
-			e := n.event(event.EvDrop, f)
+			e := n.event(event.EvDrop, *f)
 			e.Reason = event.ReasonNotRunning
 			n.w.record(e)
 		}
