@@ -82,6 +82,10 @@ func (w *World) computeSettled() bool {
 	if p := w.unsettledHint; p != nil && w.current[p.name] == p && p.alive() && !w.processSettled(p, g) {
 		return false
 	}
+	// A process found settled as the member of its member id is marked
+	// with this pass: the group has its member id (the group's member ids
+	// are its members), which the second loop then need not look up.
+	w.settledPass++
 	for _, id := range g.Members() {
 		p := w.current[g.MemberClientID(id)]
 		switch {
@@ -89,14 +93,15 @@ func (w *World) computeSettled() bool {
 			return false
 		case p.lifecycle == LifecycleClosed && g.MemberInstanceID(id) != "":
 			continue // a static member that closed: the group keeps its place (KIP-345)
-		case p.group.memberID != id || !w.processSettled(p, g):
+		case p.group.memberID != id || !w.processSettledAs(p, g):
 			w.unsettledHint = p
 			return false
 		}
+		p.settledPass = w.settledPass
 	}
 	for _, name := range w.names {
 		p := w.current[name]
-		if p.alive() && (p.lifecycle != LifecycleRunning || !g.HasMember(p.group.memberID)) {
+		if p.alive() && (p.lifecycle != LifecycleRunning || p.settledPass != w.settledPass && !g.HasMember(p.group.memberID)) {
 			w.unsettledHint = p
 			return false
 		}
@@ -138,8 +143,14 @@ func (w *World) consumerProcessSettled(p *member, g *broker.ConsumerGroup) bool 
 // processSettled says whether a running process is settled in the group:
 // in it, stable in its generation, not about to rejoin, nothing pending.
 func (w *World) processSettled(p *member, g *broker.ClassicGroup) bool {
+	return w.processSettledAs(p, g) && g.HasMember(p.group.memberID)
+}
+
+// processSettledAs is processSettled for a process known to hold a member
+// id of the group.
+func (w *World) processSettledAs(p *member, g *broker.ClassicGroup) bool {
 	return p.lifecycle == LifecycleRunning && p.group.state == ClassicStable && p.group.generation == g.Generation() &&
-		!p.group.rejoinNeeded && !p.group.havePending && p.ready() && g.HasMember(p.group.memberID)
+		!p.group.rejoinNeeded && !p.group.havePending && p.ready()
 }
 
 // Holds says whether cond holds now, without running the world. A condition

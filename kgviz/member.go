@@ -23,8 +23,9 @@ type member struct {
 	w           *World
 	name        string
 	incarnation int
-	conn        int // the network connection of this process
-	seq         int // start order in the world
+	conn        int    // the network connection of this process
+	seq         int    // start order in the world
+	settledPass uint64 // the World.settledPass that found it settled in its group
 	cfg         config
 	lifecycle   Lifecycle
 

@@ -56,6 +56,7 @@ type World struct {
 	settledVal bool
 	// unsettledHint is the process computeSettled last found unsettled.
 	unsettledHint *member
+	settledPass   uint64              // computeSettled's passes (member.settledPass)
 	img           *modern.TopicsImage // the members' view of the topics (consumer group protocol)
 	afterStep     func()              // a test's check after every tick
 }
