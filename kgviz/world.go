@@ -613,8 +613,18 @@ func (w *World) Step() *World {
 
 // pruneRunning drops the processes that ended from the running list.
 func (w *World) pruneRunning() {
-	kept := w.running[:0]
-	for _, p := range w.running {
+	// Nothing is written before the first process that is gone (most
+	// ticks: none), so the list of hundreds of processes is not rewritten
+	// at every tick.
+	i := 0
+	for i < len(w.running) && w.running[i].alive() {
+		i++
+	}
+	if i == len(w.running) {
+		return
+	}
+	kept := w.running[:i]
+	for _, p := range w.running[i+1:] {
 		if p.alive() {
 			kept = append(kept, p)
 		}

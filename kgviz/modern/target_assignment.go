@@ -128,12 +128,15 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		return nil, fmt.Errorf("kgviz: BuildTargetAssignment: nil Topics")
 	}
 	sc := scratchPool.Get().(*scratch)
-	defer sc.release()
 	// memberSpecs: new HashMap<>(), the group's members, then the updates.
 	// entries holds each member id's spec; at indexes them by id.
 	specs := javautil.NewHashMap[string]()
 	specs.Reserve(len(in.Members) + len(in.Updates))
 	entries := sc.entries[:0]
+	defer func() {
+		sc.entries = entries
+		sc.release()
+	}()
 	at := sc.at
 	staticMembers := map[string]string{}
 	for i := range in.Members {
@@ -187,7 +190,6 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		}
 	}
 
-	sc.entries = entries
 	order := specs.Order(make([]string, 0, specs.Len()))
 	gs := &GroupSpec{Members: grow(&sc.members, len(order)), idsChecked: true, scratch: sc}
 	specOf := grow(&sc.specOf, len(order))
@@ -293,13 +295,14 @@ type scratch struct {
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
 
-// grow returns (*buf)[:n], reallocating it if it is too short; the
-// elements are whatever the last user left: the caller sets each.
+// grow makes *buf n long, reallocating it if it is too short, and returns
+// it; the caller sets each element.
 func grow[T any](buf *[]T, n int) []T {
 	if cap(*buf) < n {
 		*buf = make([]T, n)
 	}
-	return (*buf)[:n]
+	*buf = (*buf)[:n]
+	return *buf
 }
 
 // ownerArray returns n zeroed owners for a topic, reusing the last call's.
@@ -319,15 +322,17 @@ func (sc *scratch) ownerArray(id TopicID, n int) []int32 {
 }
 
 // release drops the references the scratch holds into the caller's data
-// and gives it back to the pool.
+// and gives it back to the pool. Each list's length is what the call used;
+// past it the array is zero (cleared by an earlier release, or never
+// written), so clearing up to the length leaves it all zero.
 func (sc *scratch) release() {
-	clear(sc.entries[:cap(sc.entries)])
+	clear(sc.entries)
 	clear(sc.at)
-	clear(sc.members[:cap(sc.members)])
-	clear(sc.specOf[:cap(sc.specOf)])
-	clear(sc.subs[:cap(sc.subs)])
-	clear(sc.current[:cap(sc.current)])
-	clear(sc.slab[:cap(sc.slab)])
+	clear(sc.members)
+	clear(sc.specOf)
+	clear(sc.subs)
+	clear(sc.current)
+	clear(sc.slab)
 	scratchPool.Put(sc)
 }
 
