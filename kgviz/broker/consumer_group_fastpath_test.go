@@ -174,3 +174,52 @@ func TestPartitionNames(t *testing.T) {
 		}
 	}
 }
+
+// TestGroupLookupMatchesMap: the group coordinator's remembered last group
+// is always the group its map holds, while consumer groups are created and
+// emptied and empty ones become classic groups.
+func TestGroupLookupMatchesMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 5))
+	clk, out := clock.New(), &outbox{}
+	b := New(Config{InternalTopics: true, ConsumerGroupSessionTimeout: 3}, clk, out, nil)
+	b.CreateTopic("orders", 2)
+	ids := []string{"g", "h"}
+	members := map[string][]string{}
+	for i := range 400 {
+		id := ids[rng.IntN(len(ids))]
+		env := Envelope{ID: i + 1, From: "C", To: "B1", Conn: 1 + rng.IntN(3)}
+		switch rng.IntN(5) {
+		case 0, 1:
+			mid := fmt.Sprintf("m%d", i)
+			env.Msg = &ConsumerGroupHeartbeatRequest{GroupID: id, MemberID: mid, RebalanceTimeoutMs: 10,
+				SubscribedTopicNames: []string{"orders"}, TopicPartitions: modern.Assignment{}}
+			members[id] = append(members[id], mid)
+		case 2:
+			if len(members[id]) == 0 {
+				continue
+			}
+			env.Msg = &ConsumerGroupHeartbeatRequest{GroupID: id, MemberID: members[id][rng.IntN(len(members[id]))],
+				MemberEpoch: LeaveGroupMemberEpoch, RebalanceTimeoutMs: -1}
+		case 3:
+			env.Msg = &JoinGroupRequest{GroupID: id, SessionTimeout: 3, RebalanceTimeout: 4, ProtocolType: "consumer",
+				Protocols: []JoinGroupProtocol{{Name: "range", Metadata: ConsumerProtocolSubscription{Topics: []string{"orders"}, GenerationID: -1}}}}
+		default:
+			clk.Advance()
+			clk.FireDue()
+		}
+		if env.Msg != nil {
+			b.Receive(env)
+		}
+		for _, id := range ids {
+			want := b.groups.groups[id]
+			require.Equal(t, want, b.groups.Group(id), "step %d: group %s", i, id)
+			c, _ := want.(*ConsumerGroup)
+			k, _ := want.(*ClassicGroup)
+			require.Equal(t, c, b.groups.Consumer(id), "step %d", i)
+			require.Equal(t, k, b.groups.Classic(id), "step %d", i)
+		}
+	}
+	_, classic := b.groups.groups["g"].(*ClassicGroup)
+	_, consumer := b.groups.groups["h"].(*ConsumerGroup)
+	t.Logf("at the end: g classic %v, h consumer %v", classic, consumer)
+}
