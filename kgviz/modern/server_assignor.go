@@ -481,6 +481,10 @@ type jAssignment struct {
 	record Assignment
 	topics []int // indices into record, in the HashMap's iteration order
 	once   bool
+	// sets: the iteration order of each entry's HashSet once asked for
+	// (an assignor over its quota asks, then copies the map, which asks
+	// again); nobody writes into them.
+	sets [][]int
 }
 
 // iterate fills the Java iteration order on first use.
@@ -520,7 +524,13 @@ var recordOrderOfOne = []int{0}
 // partitions returns the partitions of record entry i in the iteration order
 // of new HashSet<>(recordList).
 func (a *jAssignment) partitions(i int) []int {
-	return jIntSetOrder(a.record[i].Partitions, nil)
+	if a.sets == nil {
+		a.sets = make([][]int, len(a.record))
+	}
+	if a.sets[i] == nil {
+		a.sets[i] = jIntSetOrder(a.record[i].Partitions, nil)
+	}
+	return a.sets[i]
 }
 
 // stableBucketSort orders xs by bucket (spread hash & (size-1)), keeping the
@@ -826,6 +836,7 @@ func deepCopyAssignment(cur *jAssignment) *jOutMap {
 		out.topics.Put(id, id.javaHash())
 		buf = cur.partitions(i)
 		s := javautil.NewHashMapForCollection[int](len(buf))
+		s.Reserve(len(buf)) // room for the nodes at once (no effect on the order)
 		for _, p := range buf {
 			s.Put(p, javautil.IntegerHash(p))
 		}
