@@ -79,7 +79,7 @@ func (w *World) computeSettled() bool {
 	}
 	// The process found unsettled last time usually still is: one check
 	// instead of a pass over hundreds of members on every tick of a rebalance.
-	if p := w.unsettledHint; p != nil && w.current[p.name] == p && p.alive() && !w.processSettled(p, g) {
+	if p := w.unsettledHint; p != nil && !p.superseded && p.alive() && !w.processSettled(p, g) {
 		return false
 	}
 	// A process found settled as the member of its member id is marked
@@ -116,7 +116,7 @@ func (w *World) consumerSettled(g *broker.ConsumerGroup) bool {
 	if g.State() != kafka.GroupStable {
 		return false
 	}
-	if p := w.unsettledHint; p != nil && w.current[p.name] == p && p.alive() && !w.consumerProcessSettled(p, g) {
+	if p := w.unsettledHint; p != nil && !p.superseded && p.alive() && !w.consumerProcessSettled(p, g) {
 		return false
 	}
 	n := 0
@@ -137,7 +137,7 @@ func (w *World) consumerSettled(g *broker.ConsumerGroup) bool {
 // assignment at the group epoch and knows where to read.
 func (w *World) consumerProcessSettled(p *member, g *broker.ConsumerGroup) bool {
 	return p.lifecycle == LifecycleRunning && p.consumerProtocol() && p.cg.state == ConsumerStable && !p.cg.lost &&
-		p.cg.epoch == g.GroupEpoch() && w.current[p.name] == p && p.ready() && g.Owns(p.group.memberID, p.owned)
+		p.cg.epoch == g.GroupEpoch() && !p.superseded && p.ready() && g.Owns(p.group.memberID, p.owned)
 }
 
 // processSettled says whether a running process is settled in the group:

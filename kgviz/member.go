@@ -26,8 +26,12 @@ type member struct {
 	conn        int    // the network connection of this process
 	seq         int    // start order in the world
 	settledPass uint64 // the World.settledPass that found it settled in its group
-	cfg         config
-	lifecycle   Lifecycle
+	// superseded: a newer process of the same name started, so this one is
+	// no longer w.current[name] (the only writer of w.current is
+	// startProcess): the same answer without the lookup.
+	superseded bool
+	cfg        config
+	lifecycle  Lifecycle
 
 	// The group, as the consumer sees it (AbstractCoordinator; a Consumer
 	// member's ConsumerMembershipManager in cg, which keeps group's member
@@ -85,6 +89,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	inc := 1
 	if old, ok := w.current[name]; ok {
 		inc = old.incarnation + 1
+		old.superseded = true
 	}
 	w.nextConn++
 	p := &member{w: w, name: name, incarnation: inc, conn: w.nextConn, cfg: cfg, lifecycle: LifecycleStarting,

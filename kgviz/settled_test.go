@@ -47,17 +47,23 @@ func referenceComputeSettled(w *World) bool {
 	return true
 }
 
-// TestComputeSettledMatchesReference: after every tick of random classic
-// groups (dynamic and static members closing, restarting, joining),
-// computeSettled gives the reference's answer.
+// TestComputeSettledMatchesReference: after every tick of random groups
+// (dynamic and static members closing, restarting, joining; classic, and
+// KIP-848 whose pass the reference shares), computeSettled gives the
+// reference's answer, and a process is superseded exactly when it is no
+// longer the current process of its name.
 func TestComputeSettledMatchesReference(t *testing.T) {
 	var settled, unsettled int
 	for seed := range uint64(12) {
 		rng := rand.New(rand.NewPCG(seed, 45))
 		w := NewWorld(WithOnlyTopics(), WithTopic("t", 12, "t"), WithRecords(0), WithRunLimit(20_000))
-		if seed%3 == 2 {
+		switch seed % 4 {
+		case 2:
 			w = NewWorld(WithOnlyTopics(), WithTopic("t", 12, "t"), WithRecords(0), WithRunLimit(20_000),
 				WithAssignor(CooperativeSticky))
+		case 3:
+			w = NewWorld(WithOnlyTopics(), WithTopic("t", 12, "t"), WithRecords(0), WithRunLimit(20_000),
+				WithGroupProtocol(Consumer))
 		}
 		var names []string
 		add := func() {
@@ -73,6 +79,9 @@ func TestComputeSettledMatchesReference(t *testing.T) {
 			add()
 		}
 		w.afterStep = func() {
+			for _, p := range w.procs { // superseded answers w.current[p.name] != p
+				require.Equal(t, w.current[p.name] != p, p.superseded, "seed %d tick %d: %s-%d", seed, w.now(), p.name, p.incarnation)
+			}
 			want := referenceComputeSettled(w)
 			got := w.computeSettled()
 			require.Equal(t, want, got, "seed %d tick %d", seed, w.now())
