@@ -136,10 +136,8 @@ func (n *network) event(t event.Type, f flight) event.Event {
 func (n *network) deliverDue() {
 	now := n.w.now()
 	var due [2][]flight
-	var used [2]int // how much of each lane's array holds messages
 	for lane := range n.lanes {
 		d := n.lanes[lane]
-		used[lane] = len(d)
 		n.lanes[lane], n.spare[lane] = n.spare[lane][:0], nil
 		k := len(d)
 		for i := range d {
@@ -183,11 +181,12 @@ func (n *network) deliverDue() {
 		}
 	}
 	for lane := range due {
-		// Past used the array is still zero (cleared when it was last due,
-		// or never written), so clearing the used part leaves it all zero.
-		d := due[lane][:used[lane]]
-		clear(d)
-		n.spare[lane] = d[:0]
+		// Not cleared: every slot a lane takes is written whole (put appends
+		// a zero flight, then fills it; deliverDue appends whole flights),
+		// so what the delivered flights leave in the array is never read,
+		// only kept alive until the lane fills over it. Clearing it cost a
+		// write barrier per pointer while the collector marks.
+		n.spare[lane] = due[lane][:0]
 	}
 }
 
