@@ -264,17 +264,26 @@ func (g *ConsumerGroup) heardFrom(m *consumerMember, sent int) {
 	switch {
 	case m.session == nil:
 		id := m.id
-		m.session = g.b().clock.Schedule(m.deadline, "session "+id, func() { g.sessionExpired(id) })
+		m.session = g.b().clock.Schedule(m.deadline, "session "+id, func() { g.sessionExpired(id, m) })
 	case !m.session.Pending() || m.session.At() > m.deadline:
 		m.session.Reset(m.deadline)
 	}
 }
 
 // sessionExpired fences a member not heard from for the session timeout
-// (consumerGroupFenceMemberOperation, "the member session expired").
-func (g *ConsumerGroup) sessionExpired(id string) {
-	m, ok := g.members[id]
-	if !ok || m.removed {
+// (consumerGroupFenceMemberOperation, "the member session expired"). The
+// timer is the member's own (heardFrom made it for m, member id id), and
+// forget stops it when it removes m, the only way m leaves g.members; so
+// while m is not removed it is the group's member of that id, which the
+// general path (generalPathOnly) looks up.
+func (g *ConsumerGroup) sessionExpired(id string, m *consumerMember) {
+	if generalPathOnly {
+		var ok bool
+		if m, ok = g.members[id]; !ok {
+			return
+		}
+	}
+	if m.removed {
 		return
 	}
 	if g.now() < m.deadline {
