@@ -119,25 +119,44 @@ func (w *World) consumerSettled(g *broker.ConsumerGroup) bool {
 	if p := w.unsettledHint; p != nil && !p.superseded && p.alive() && !w.consumerProcessSettled(p, g) {
 		return false
 	}
+	// Every process's own state first, then what the coordinator holds for
+	// each (a lookup per process): the answer is the same conjunction, and
+	// a process not yet at the group epoch, the usual one, costs no lookup
+	// of the processes before it.
 	n := 0
 	for _, p := range w.running {
 		if !p.alive() {
 			continue
 		}
-		if !w.consumerProcessSettled(p, g) {
+		if !w.consumerProcessReconciled(p, g) {
 			w.unsettledHint = p
 			return false
 		}
 		n++
 	}
-	return n == g.Size()
+	if n != g.Size() {
+		return false
+	}
+	for _, p := range w.running {
+		if p.alive() && !g.Owns(p.group.memberID, p.owned) {
+			w.unsettledHint = p
+			return false
+		}
+	}
+	return true
 }
 
 // consumerProcessSettled says whether a running process reconciled its
 // assignment at the group epoch and knows where to read.
 func (w *World) consumerProcessSettled(p *member, g *broker.ConsumerGroup) bool {
+	return w.consumerProcessReconciled(p, g) && g.Owns(p.group.memberID, p.owned)
+}
+
+// consumerProcessReconciled is consumerProcessSettled as far as the process
+// itself can tell: all of it but what the coordinator holds.
+func (w *World) consumerProcessReconciled(p *member, g *broker.ConsumerGroup) bool {
 	return p.lifecycle == LifecycleRunning && p.consumerProtocol() && p.cg.state == ConsumerStable && !p.cg.lost &&
-		p.cg.epoch == g.GroupEpoch() && !p.superseded && p.ready() && g.Owns(p.group.memberID, p.owned)
+		p.cg.epoch == g.GroupEpoch() && !p.superseded && p.ready()
 }
 
 // processSettled says whether a running process is settled in the group:

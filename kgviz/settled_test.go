@@ -9,14 +9,37 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// referenceComputeSettled is computeSettled as it was before its pass
-// marks, every process looked up in the group again: kept to compare.
-// It leaves unsettledHint as it found it.
+// referenceComputeSettled is computeSettled as it was before the perf
+// branch (the classic pass without its marks, every process looked up in
+// the group again; the KIP-848 pass judging each process whole, in order;
+// w.current looked up): kept to compare. It leaves unsettledHint as it
+// found it.
 func referenceComputeSettled(w *World) bool {
 	hint := w.unsettledHint
 	defer func() { w.unsettledHint = hint }()
-	if cg := w.consumerGroup(); cg != nil {
-		return w.consumerSettled(cg)
+	if g := w.consumerGroup(); g != nil {
+		if g.State() != kafka.GroupStable {
+			return false
+		}
+		settled := func(p *member) bool {
+			return p.lifecycle == LifecycleRunning && p.consumerProtocol() && p.cg.state == ConsumerStable && !p.cg.lost &&
+				p.cg.epoch == g.GroupEpoch() && w.current[p.name] == p && p.ready() && g.Owns(p.group.memberID, p.owned)
+		}
+		if p := w.unsettledHint; p != nil && w.current[p.name] == p && p.alive() && !settled(p) {
+			return false
+		}
+		n := 0
+		for _, p := range w.running {
+			if !p.alive() {
+				continue
+			}
+			if !settled(p) {
+				w.unsettledHint = p
+				return false
+			}
+			n++
+		}
+		return n == g.Size()
 	}
 	g := w.group()
 	if g == nil || g.State() != kafka.GroupStable {
