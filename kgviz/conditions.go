@@ -86,8 +86,21 @@ func (w *World) computeSettled() bool {
 	// with this pass: the group has its member id (the group's member ids
 	// are its members), which the second loop then need not look up.
 	w.settledPass++
-	for _, id := range g.Members() {
-		p := w.current[g.MemberClientID(id)]
+	ids := g.Members()
+	if w.settledAt.current != w.currentVer || len(w.settledAt.ids) != len(ids) {
+		w.settledAt.current = w.currentVer
+		w.settledAt.ids = append(w.settledAt.ids[:0], make([]string, len(ids))...)
+		w.settledAt.procs = append(w.settledAt.procs[:0], make([]*member, len(ids))...)
+	}
+	for i, id := range ids {
+		// The process of member id, as the last pass found it while no
+		// process started since: a member id's client is fixed, and
+		// w.current changes only when a process starts.
+		p := w.settledAt.procs[i]
+		if p == nil || w.settledAt.ids[i] != id {
+			p = w.current[g.MemberClientID(id)]
+			w.settledAt.ids[i], w.settledAt.procs[i] = id, p
+		}
 		switch {
 		case p == nil:
 			return false

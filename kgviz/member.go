@@ -103,6 +103,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	w.procs = append(w.procs, p)
 	w.running = append(w.running, p)
 	w.current[name] = p
+	w.currentVer++
 	w.conns = append(w.conns, p)
 	if inc > 1 {
 		w.record(event.Event{Type: event.EvRestart, Member: name, Count: inc, InstanceID: cfg.instanceID})

@@ -73,8 +73,9 @@ func referenceComputeSettled(w *World) bool {
 // TestComputeSettledMatchesReference: after every tick of random groups
 // (dynamic and static members closing, restarting, joining; classic, and
 // KIP-848 whose pass the reference shares), computeSettled gives the
-// reference's answer, and a process is superseded exactly when it is no
-// longer the current process of its name.
+// reference's answer, a process is superseded exactly when it is no
+// longer the current process of its name, and the processes the classic
+// pass remembers for the group's member ids are their current ones.
 func TestComputeSettledMatchesReference(t *testing.T) {
 	var settled, unsettled int
 	for seed := range uint64(12) {
@@ -106,8 +107,19 @@ func TestComputeSettledMatchesReference(t *testing.T) {
 				require.Equal(t, w.current[p.name] != p, p.superseded, "seed %d tick %d: %s-%d", seed, w.now(), p.name, p.incarnation)
 			}
 			want := referenceComputeSettled(w)
+			pass := w.settledPass
 			got := w.computeSettled()
 			require.Equal(t, want, got, "seed %d tick %d", seed, w.now())
+			if g := w.group(); g != nil && w.settledPass != pass {
+				// A classic pass ran: the processes it remembers for the
+				// group's member ids are their current ones.
+				require.Equal(t, w.currentVer, w.settledAt.current, "seed %d tick %d", seed, w.now())
+				for i, id := range w.settledAt.ids {
+					if p := w.settledAt.procs[i]; p != nil && g.HasMember(id) {
+						require.Same(t, w.current[g.MemberClientID(id)], p, "seed %d tick %d: member %s", seed, w.now(), id)
+					}
+				}
+			}
 			if got {
 				settled++
 			} else {

@@ -56,9 +56,17 @@ type World struct {
 	settledVal bool
 	// unsettledHint is the process computeSettled last found unsettled.
 	unsettledHint *member
-	settledPass   uint64              // computeSettled's passes (member.settledPass)
-	img           *modern.TopicsImage // the members' view of the topics (consumer group protocol)
-	afterStep     func()              // a test's check after every tick
+	settledPass   uint64 // computeSettled's passes (member.settledPass)
+	currentVer    uint64 // bumped whenever current changes (startProcess)
+	// settledAt: the classic pass's group member ids and their processes
+	// (w.current of the member's client), valid while currentVer is.
+	settledAt struct {
+		current uint64
+		ids     []string
+		procs   []*member
+	}
+	img       *modern.TopicsImage // the members' view of the topics (consumer group protocol)
+	afterStep func()              // a test's check after every tick
 }
 
 type crashAt struct {
