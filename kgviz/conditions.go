@@ -79,24 +79,42 @@ func (w *World) computeSettled() bool {
 	}
 	// The process found unsettled last time usually still is: one check
 	// instead of a pass over hundreds of members on every tick of a rebalance.
-	if p := w.unsettledHint; p != nil && w.current[p.name] == p && p.alive() && !w.processSettled(p, g) {
+	if p := w.unsettledHint; p != nil && !p.superseded && p.alive() && !w.processSettled(p, g) {
 		return false
 	}
-	for _, id := range g.Members() {
-		p := w.current[g.MemberClientID(id)]
+	// A process found settled as the member of its member id is marked
+	// with this pass: the group has its member id (the group's member ids
+	// are its members), which the second loop then need not look up.
+	w.settledPass++
+	ids := g.Members()
+	if w.settledAt.current != w.currentVer || len(w.settledAt.ids) != len(ids) {
+		w.settledAt.current = w.currentVer
+		w.settledAt.ids = append(w.settledAt.ids[:0], make([]string, len(ids))...)
+		w.settledAt.procs = append(w.settledAt.procs[:0], make([]*member, len(ids))...)
+	}
+	for i, id := range ids {
+		// The process of member id, as the last pass found it while no
+		// process started since: a member id's client is fixed, and
+		// w.current changes only when a process starts.
+		p := w.settledAt.procs[i]
+		if p == nil || w.settledAt.ids[i] != id {
+			p = w.current[g.MemberClientID(id)]
+			w.settledAt.ids[i], w.settledAt.procs[i] = id, p
+		}
 		switch {
 		case p == nil:
 			return false
 		case p.lifecycle == LifecycleClosed && g.MemberInstanceID(id) != "":
 			continue // a static member that closed: the group keeps its place (KIP-345)
-		case p.group.memberID != id || !w.processSettled(p, g):
+		case p.group.memberID != id || !w.processSettledAs(p, g):
 			w.unsettledHint = p
 			return false
 		}
+		p.settledPass = w.settledPass
 	}
 	for _, name := range w.names {
 		p := w.current[name]
-		if p.alive() && (p.lifecycle != LifecycleRunning || !g.HasMember(p.group.memberID)) {
+		if p.alive() && (p.lifecycle != LifecycleRunning || p.settledPass != w.settledPass && !g.HasMember(p.group.memberID)) {
 			w.unsettledHint = p
 			return false
 		}
@@ -111,35 +129,60 @@ func (w *World) consumerSettled(g *broker.ConsumerGroup) bool {
 	if g.State() != kafka.GroupStable {
 		return false
 	}
-	if p := w.unsettledHint; p != nil && w.current[p.name] == p && p.alive() && !w.consumerProcessSettled(p, g) {
+	if p := w.unsettledHint; p != nil && !p.superseded && p.alive() && !w.consumerProcessSettled(p, g) {
 		return false
 	}
+	// Every process's own state first, then what the coordinator holds for
+	// each (a lookup per process): the answer is the same conjunction, and
+	// a process not yet at the group epoch, the usual one, costs no lookup
+	// of the processes before it.
 	n := 0
 	for _, p := range w.running {
 		if !p.alive() {
 			continue
 		}
-		if !w.consumerProcessSettled(p, g) {
+		if !w.consumerProcessReconciled(p, g) {
 			w.unsettledHint = p
 			return false
 		}
 		n++
 	}
-	return n == g.Size()
+	if n != g.Size() {
+		return false
+	}
+	for _, p := range w.running {
+		if p.alive() && !g.Owns(p.group.memberID, p.owned) {
+			w.unsettledHint = p
+			return false
+		}
+	}
+	return true
 }
 
 // consumerProcessSettled says whether a running process reconciled its
 // assignment at the group epoch and knows where to read.
 func (w *World) consumerProcessSettled(p *member, g *broker.ConsumerGroup) bool {
+	return w.consumerProcessReconciled(p, g) && g.Owns(p.group.memberID, p.owned)
+}
+
+// consumerProcessReconciled is consumerProcessSettled as far as the process
+// itself can tell: all of it but what the coordinator holds.
+func (w *World) consumerProcessReconciled(p *member, g *broker.ConsumerGroup) bool {
 	return p.lifecycle == LifecycleRunning && p.consumerProtocol() && p.cg.state == ConsumerStable && !p.cg.lost &&
-		p.cg.epoch == g.GroupEpoch() && w.current[p.name] == p && p.ready() && g.Owns(p.group.memberID, p.owned)
+		p.cg.epoch == g.GroupEpoch() && !p.superseded && p.ready()
 }
 
 // processSettled says whether a running process is settled in the group:
 // in it, stable in its generation, not about to rejoin, nothing pending.
 func (w *World) processSettled(p *member, g *broker.ClassicGroup) bool {
+	return w.processSettledAs(p, g) && g.HasMember(p.group.memberID)
+}
+
+// processSettledAs is processSettled for a process known to hold a member
+// id of the group.
+func (w *World) processSettledAs(p *member, g *broker.ClassicGroup) bool {
 	return p.lifecycle == LifecycleRunning && p.group.state == ClassicStable && p.group.generation == g.Generation() &&
-		!p.group.rejoinNeeded && !p.group.havePending && p.ready() && g.HasMember(p.group.memberID)
+		!p.group.rejoinNeeded && !p.group.havePending && p.ready()
 }
 
 // Holds says whether cond holds now, without running the world. A condition

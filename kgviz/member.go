@@ -23,10 +23,15 @@ type member struct {
 	w           *World
 	name        string
 	incarnation int
-	conn        int // the network connection of this process
-	seq         int // start order in the world
-	cfg         config
-	lifecycle   Lifecycle
+	conn        int    // the network connection of this process
+	seq         int    // start order in the world
+	settledPass uint64 // the World.settledPass that found it settled in its group
+	// superseded: a newer process of the same name started, so this one is
+	// no longer w.current[name] (the only writer of w.current is
+	// startProcess): the same answer without the lookup.
+	superseded bool
+	cfg        config
+	lifecycle  Lifecycle
 
 	// The group, as the consumer sees it (AbstractCoordinator; a Consumer
 	// member's ConsumerMembershipManager in cg, which keeps group's member
@@ -84,6 +89,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	inc := 1
 	if old, ok := w.current[name]; ok {
 		inc = old.incarnation + 1
+		old.superseded = true
 	}
 	w.nextConn++
 	p := &member{w: w, name: name, incarnation: inc, conn: w.nextConn, cfg: cfg, lifecycle: LifecycleStarting,
@@ -97,6 +103,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	w.procs = append(w.procs, p)
 	w.running = append(w.running, p)
 	w.current[name] = p
+	w.currentVer++
 	w.conns = append(w.conns, p)
 	if inc > 1 {
 		w.record(event.Event{Type: event.EvRestart, Member: name, Count: inc, InstanceID: cfg.instanceID})

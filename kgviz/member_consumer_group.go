@@ -123,8 +123,13 @@ func (p *member) cgSend(ignoreAnswer bool) {
 	if !plain {
 		req = &broker.ConsumerGroupHeartbeatRequest{}
 	}
-	*req = broker.ConsumerGroupHeartbeatRequest{GroupID: GroupID, MemberID: p.group.memberID, MemberEpoch: c.epoch,
-		InstanceID: p.cfg.instanceID, RebalanceTimeoutMs: -1}
+	// The plain request is only ever this value (or zero, before the
+	// first): rewritten only when a field of it changed.
+	if !plain || req.MemberEpoch != c.epoch || req.MemberID != p.group.memberID || req.InstanceID != p.cfg.instanceID ||
+		req.GroupID != GroupID {
+		*req = broker.ConsumerGroupHeartbeatRequest{GroupID: GroupID, MemberID: p.group.memberID, MemberEpoch: c.epoch,
+			InstanceID: p.cfg.instanceID, RebalanceTimeoutMs: -1}
+	}
 	if all || !c.sentAll {
 		req.RebalanceTimeoutMs = p.cfg.maxPollInterval
 		req.SubscribedTopicNames = kafka.JavaHashMapOrder(p.w.topicNames())

@@ -98,8 +98,11 @@ func (p *member) heartbeat() {
 	}
 	// One request value per process: a heartbeat sent at tick t is handled
 	// at t+1 before the next one is sent, and heartbeat requests are not
-	// recorded, so it can be reused.
-	p.hbReq = broker.HeartbeatRequest{GroupID: GroupID, GenerationID: g.generation, MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID}
+	// recorded, so it can be reused; it is written only when one of its
+	// fields changed (no stores, and no write barriers, for nothing).
+	if r := &p.hbReq; r.GenerationID != g.generation || r.MemberID != g.memberID || r.GroupInstanceID != p.cfg.instanceID || r.GroupID != GroupID {
+		*r = broker.HeartbeatRequest{GroupID: GroupID, GenerationID: g.generation, MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID}
+	}
 	id := p.w.net.sendHeartbeat(broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: g.generation, Msg: &p.hbReq}, p)
 	old := 0
 	if g.hbSent[1].msg < g.hbSent[0].msg {

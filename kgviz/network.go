@@ -53,19 +53,19 @@ const (
 
 // send puts a client's request on the wire and records it.
 func (n *network) send(env broker.Envelope, p *member) int {
-	return n.put(laneNormal, env, p, true)
+	return n.put(laneNormal, &env, p, true)
 }
 
 // sendHeartbeat puts a heartbeat request on the wire (not recorded).
 func (n *network) sendHeartbeat(env broker.Envelope, p *member) int {
-	return n.put(laneHeartbeat, env, p, false)
+	return n.put(laneHeartbeat, &env, p, false)
 }
 
 // sendConsumerHeartbeat puts a ConsumerGroupHeartbeat on the heartbeat lane;
 // record says whether it carries something (a join, a leave, the owned
 // partitions).
 func (n *network) sendConsumerHeartbeat(env broker.Envelope, p *member, record bool) int {
-	return n.put(laneHeartbeat, env, p, record)
+	return n.put(laneHeartbeat, &env, p, record)
 }
 
 // Send is the broker's side: its responses and its requests to itself.
@@ -90,22 +90,26 @@ func (n *network) Send(env broker.Envelope) {
 		// are EvMemberEpoch events of the coordinator).
 		lane, record = laneHeartbeat, hb.ErrorCode != kafka.NONE || hb.Assignment != nil
 	}
-	n.put(lane, env, p, record)
+	n.put(lane, &env, p, record)
 }
 
-func (n *network) put(lane int, env broker.Envelope, p *member, record bool) int {
+func (n *network) put(lane int, env *broker.Envelope, p *member, record bool) int {
 	n.nextMsg++
-	env.ID = n.nextMsg
-	f := flight{env: env, sentAt: n.w.now(), proc: p, recorded: record}
+	// Built in place at the end of its lane rather than copied there: a
+	// flight is large, and every tick puts one or two per member on the wire.
+	l := append(n.lanes[lane], flight{})
+	n.lanes[lane] = l
+	f := &l[len(l)-1]
+	f.env, f.sentAt, f.proc, f.recorded = *env, n.w.now(), p, record
+	f.env.ID = n.nextMsg
 	if _, ok := env.Msg.(*broker.ProduceResponse); ok && p != nil && p.loseNextProduce {
 		p.loseNextProduce = false
 		f.lost = true
 	}
-	n.lanes[lane] = append(n.lanes[lane], f)
 	if record {
-		n.w.record(n.event(event.EvSend, f))
+		n.w.record(n.event(event.EvSend, *f))
 	}
-	return env.ID
+	return n.nextMsg
 }
 
 // event describes a message in flight (EvSend, EvDrop).
@@ -156,12 +160,14 @@ func (n *network) deliverDue() {
 			}
 		}
 	}
-	for _, f := range due[laneNormal] {
+	normal := due[laneNormal]
+	for i := range normal {
+		f := &normal[i]
 		if c := f.env.Conn; len(hb) > 0 && f.proc != nil && f.env.To == n.w.broker.Name() && c > 0 && c < len(n.hbAt) && n.hbAt[c] != 0 {
 			if j := n.hbAt[c] - 1; hb[j].env.ID < f.env.ID {
 				n.hbAt[c] = 0
 				hb[j].done = true
-				n.deliver(hb[j])
+				n.deliver(&hb[j])
 			}
 		}
 		n.deliver(f)
@@ -171,19 +177,24 @@ func (n *network) deliverDue() {
 			n.hbAt[c] = 0
 		}
 		if !hb[i].done {
-			n.deliver(hb[i])
+			n.deliver(&hb[i])
 		}
 	}
 	for lane := range due {
-		d := due[lane][:cap(due[lane])]
-		clear(d)
-		n.spare[lane] = d[:0]
+		// Not cleared: every slot a lane takes is written whole (put appends
+		// a zero flight, then fills it; deliverDue appends whole flights),
+		// so what the delivered flights leave in the array is never read,
+		// only kept alive until the lane fills over it. Clearing it cost a
+		// write barrier per pointer while the collector marks.
+		n.spare[lane] = due[lane][:0]
 	}
 }
 
-func (n *network) deliver(f flight) {
+// deliver hands one message to its recipient; f points into deliverDue's
+// list of due messages, which no send during the delivery touches.
+func (n *network) deliver(f *flight) {
 	if f.lost {
-		e := n.event(event.EvDrop, f)
+		e := n.event(event.EvDrop, *f)
 		e.Reason = event.ReasonLostInFlight
 		n.w.record(e)
 		return
@@ -195,7 +206,7 @@ func (n *network) deliver(f flight) {
 	p := f.proc
 	if p == nil || !p.alive() {
 		if f.recorded {
-			e := n.event(event.EvDrop, f)
+			e := n.event(event.EvDrop, *f)
 			e.Reason = event.ReasonNotRunning
 			n.w.record(e)
 		}

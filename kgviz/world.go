@@ -56,8 +56,17 @@ type World struct {
 	settledVal bool
 	// unsettledHint is the process computeSettled last found unsettled.
 	unsettledHint *member
-	img           *modern.TopicsImage // the members' view of the topics (consumer group protocol)
-	afterStep     func()              // a test's check after every tick
+	settledPass   uint64 // computeSettled's passes (member.settledPass)
+	currentVer    uint64 // bumped whenever current changes (startProcess)
+	// settledAt: the classic pass's group member ids and their processes
+	// (w.current of the member's client), valid while currentVer is.
+	settledAt struct {
+		current uint64
+		ids     []string
+		procs   []*member
+	}
+	img       *modern.TopicsImage // the members' view of the topics (consumer group protocol)
+	afterStep func()              // a test's check after every tick
 }
 
 type crashAt struct {
@@ -612,8 +621,18 @@ func (w *World) Step() *World {
 
 // pruneRunning drops the processes that ended from the running list.
 func (w *World) pruneRunning() {
-	kept := w.running[:0]
-	for _, p := range w.running {
+	// Nothing is written before the first process that is gone (most
+	// ticks: none), so the list of hundreds of processes is not rewritten
+	// at every tick.
+	i := 0
+	for i < len(w.running) && w.running[i].alive() {
+		i++
+	}
+	if i == len(w.running) {
+		return
+	}
+	kept := w.running[:i]
+	for _, p := range w.running[i+1:] {
 		if p.alive() {
 			kept = append(kept, p)
 		}

@@ -172,7 +172,7 @@ func (gc *GroupCoordinator) handleJoinGroup(env Envelope, req *JoinGroupRequest)
 			gc.b.reply(env, 0, &JoinGroupResponse{ErrorCode: kafka.INCONSISTENT_GROUP_PROTOCOL, MemberID: req.MemberID})
 			return
 		}
-		delete(gc.groups, req.GroupID)
+		gc.deleteGroup(req.GroupID)
 	}
 	if gc.groups[req.GroupID] == nil && req.MemberID != "" {
 		gc.b.reply(env, 0, &JoinGroupResponse{ErrorCode: kafka.UNKNOWN_MEMBER_ID, MemberID: req.MemberID})

@@ -3,6 +3,7 @@ package broker
 import (
 	"slices"
 	"strconv"
+	"strings"
 
 	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/event"
@@ -50,8 +51,9 @@ type ConsumerGroup struct {
 	unreconciled    int            // members not STABLE at the target epoch
 	byConn          []*consumerMember
 	img             *modern.TopicsImage
-	imgTopics       int // the broker's topic count the image was built from
-	recordedEpoch   int // the group epoch of the last EvGroupState
+	imgTopics       int                  // the broker's topic count the image was built from
+	recordedEpoch   int                  // the group epoch of the last EvGroupState
+	specs           []modern.GroupMember // BuildTargetAssignment's Members, reused
 }
 
 // consumerMember is the coordinator's view of one member (Kafka's
@@ -73,6 +75,10 @@ type consumerMember struct {
 	holdsTarget bool
 	ok          *ConsumerGroupHeartbeatResponse // the last answer without an assignment, reused while it holds
 }
+
+// generalPathOnly sends every heartbeat and reconciliation through the
+// general path, for tests that compare it with the fast paths.
+var generalPathOnly bool
 
 func newConsumerGroup(gc *GroupCoordinator, id string) *ConsumerGroup {
 	return &ConsumerGroup{gc: gc, id: id, state: kafka.GroupEmpty, members: map[string]*consumerMember{}, static: map[string]string{},
@@ -258,17 +264,26 @@ func (g *ConsumerGroup) heardFrom(m *consumerMember, sent int) {
 	switch {
 	case m.session == nil:
 		id := m.id
-		m.session = g.b().clock.Schedule(m.deadline, "session "+id, func() { g.sessionExpired(id) })
+		m.session = g.b().clock.Schedule(m.deadline, "session "+id, func() { g.sessionExpired(id, m) })
 	case !m.session.Pending() || m.session.At() > m.deadline:
 		m.session.Reset(m.deadline)
 	}
 }
 
 // sessionExpired fences a member not heard from for the session timeout
-// (consumerGroupFenceMemberOperation, "the member session expired").
-func (g *ConsumerGroup) sessionExpired(id string) {
-	m, ok := g.members[id]
-	if !ok || m.removed {
+// (consumerGroupFenceMemberOperation, "the member session expired"). The
+// timer is the member's own (heardFrom made it for m, member id id), and
+// forget stops it when it removes m, the only way m leaves g.members; so
+// while m is not removed it is the group's member of that id, which the
+// general path (generalPathOnly) looks up.
+func (g *ConsumerGroup) sessionExpired(id string, m *consumerMember) {
+	if generalPathOnly {
+		var ok bool
+		if m, ok = g.members[id]; !ok {
+			return
+		}
+	}
+	if m.removed {
 		return
 	}
 	if g.now() < m.deadline {
@@ -365,13 +380,23 @@ func plain(req *ConsumerGroupHeartbeatRequest) bool {
 // changed, (2) computes the new target assignment when the group epoch is
 // ahead of it, (3) reconciles this member towards its target.
 func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbeatRequest) {
-	// The common case first: a member at the target epoch with nothing new.
-	if env.Conn > 0 && env.Conn < len(g.byConn) {
+	// The common cases first: a plain heartbeat (nothing new) of a member
+	// the group knows on that connection, at its epoch, while the target
+	// assignment is up to date. The general path below would find the
+	// member unchanged (no metadata, no subscription change, so no epoch
+	// bump and no target assignment to compute) and go straight to its
+	// reconciliation; a reconciled member has nothing to reconcile either.
+	// TestConsumerGroupFastPathsMatchGeneralPath compares both paths.
+	if env.Conn > 0 && env.Conn < len(g.byConn) && !generalPathOnly {
 		if m := g.byConn[env.Conn]; m != nil && !m.removed && m.id == req.MemberID && m.instanceID == req.InstanceID &&
 			req.MemberEpoch == m.MemberEpoch && req.MemberEpoch > 0 && plain(req) && g.groupEpoch == g.assignmentEpoch &&
-			m.reconciled && m.clientID == env.From {
-			g.heardFrom(m, g.now()-1)
-			g.b().reply(env, m.MemberEpoch, g.plainAnswer(m))
+			g.groupEpoch > 0 && m.clientID == env.From && (req.InstanceID == "" || g.static[req.InstanceID] == m.id) {
+			if m.reconciled {
+				g.heardFrom(m, g.now()-1)
+				g.b().reply(env, m.MemberEpoch, g.plainAnswer(m))
+				return
+			}
+			g.reconcileAndAnswer(env, m, g.target[m.id], nil, m.AssignedPartitions, false)
 			return
 		}
 	}
@@ -492,11 +517,14 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 			fail(kafka.UNSUPPORTED_ASSIGNOR, err.Error())
 			return
 		}
-		in := modern.TargetAssignmentInput{Topics: g.image(), TargetAssignment: g.target}
+		// The members' slice is the group's, reused: BuildTargetAssignment
+		// keeps no reference to it.
+		in := modern.TargetAssignmentInput{Topics: g.image(), TargetAssignment: g.target, Members: g.specs[:0]}
 		for _, id := range g.order.IDs() {
 			m := g.members[id]
 			in.Members = append(in.Members, modern.GroupMember{MemberID: m.id, InstanceID: m.instanceID, RackID: m.rackID, SubscribedTopicNames: m.subscribed})
 		}
+		g.specs = in.Members
 		gm := modern.GroupMember{MemberID: upd.id, InstanceID: upd.instanceID, RackID: upd.rackID, SubscribedTopicNames: upd.subscribed}
 		in.Updates = []modern.MemberUpdate{{MemberID: upd.id, Member: &gm}}
 		if replaced != nil {
@@ -533,15 +561,22 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 		g.setTarget(result, groupEpoch, assignor)
 	}
 
-	// 3. Reconcile the member (maybeReconcile).
-	g.reconcile(m, target, req.TopicPartitions)
+	full := req.RebalanceTimeoutMs != -1 && req.SubscribedTopicNames != nil && req.TopicPartitions != nil
+	g.reconcileAndAnswer(env, m, target, req.TopicPartitions, before.AssignedPartitions, joining || full)
+}
+
+// reconcileAndAnswer is the end of consumerGroupHeartbeat: (3) the member
+// reconciled towards its target (maybeReconcile), then the answer, with
+// the member's assignment when it asked for everything (withAll) or when
+// its assignment changed from before.
+func (g *ConsumerGroup) reconcileAndAnswer(env Envelope, m *consumerMember, target, owned, before modern.Assignment, withAll bool) {
+	g.reconcile(m, target, owned)
 	g.heardFrom(m, g.now()-1)
 	g.recount(m)
 	g.updateState()
 
 	resp := &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch, HeartbeatIntervalMs: g.b().consumerHeartbeatInterval}
-	full := req.RebalanceTimeoutMs != -1 && req.SubscribedTopicNames != nil && req.TopicPartitions != nil
-	if joining || full || !before.AssignedPartitions.Equal(m.AssignedPartitions) {
+	if withAll || !before.Equal(m.AssignedPartitions) {
 		resp.Assignment = &ConsumerGroupHeartbeatAssignment{TopicPartitions: slices.Clone(m.AssignedPartitions)}
 	}
 	g.b().reply(env, m.MemberEpoch, resp)
@@ -644,7 +679,7 @@ func (g *ConsumerGroup) setTarget(res *modern.TargetAssignmentResult, epoch int,
 	held := map[modern.TopicID][]bool{}
 	for _, id := range res.Changed {
 		a := res.Members[id]
-		names := g.shortNames(a.TopicPartitions(img))
+		names := g.partitionNames(a)
 		plan.Target[id], plan.Sent[id] = names, names
 		for _, tp := range a {
 			own := g.owner[tp.TopicID]
@@ -661,23 +696,54 @@ func (g *ConsumerGroup) setTarget(res *modern.TargetAssignmentResult, epoch int,
 		}
 	}
 	if len(held) > 0 {
-		var withheld []kafka.TopicPartition
-		for _, t := range img.Topics() { // by name, then partition: sorted without sorting
-			for p, ok := range held[t.ID] {
+		n := 0
+		for _, h := range held {
+			for _, ok := range h {
 				if ok {
-					withheld = append(withheld, kafka.TopicPartition{Topic: t.Name, Partition: p})
+					n++
 				}
 			}
 		}
-		plan.Withheld = g.shortNames(withheld)
+		plan.Withheld = make([]string, 0, n)
+		for _, t := range img.Topics() { // by name, then partition: sorted without sorting
+			for p, ok := range held[t.ID] {
+				if ok {
+					plan.Withheld = append(plan.Withheld, g.b().pname(kafka.TopicPartition{Topic: t.Name, Partition: p}))
+				}
+			}
+		}
 	}
 	g.b().record(event.Event{Type: event.EvAssignorRun, Member: g.b().name, Generation: epoch, Assignor: assignor}.WithPlan(plan))
 }
 
-func (g *ConsumerGroup) shortNames(tps []kafka.TopicPartition) []string {
-	out := make([]string, len(tps))
-	for i, tp := range tps {
-		out[i] = g.b().pname(tp)
+// partitionNames is the broker's short names of a.TopicPartitions(image),
+// sorted by topic name, then partition, without building that list: an
+// assignment holds each topic once and each of its partitions once, so
+// sorting the topics by name and each topic's partitions gives the same
+// order.
+func (g *ConsumerGroup) partitionNames(a modern.Assignment) []string {
+	img := g.image()
+	type topic struct {
+		name       string
+		partitions []int
+	}
+	topics := make([]topic, 0, len(a))
+	n := 0
+	for _, tp := range a {
+		if name, ok := img.TopicName(tp.TopicID); ok {
+			topics = append(topics, topic{name, tp.Partitions})
+			n += len(tp.Partitions)
+		}
+	}
+	slices.SortFunc(topics, func(x, y topic) int { return strings.Compare(x.name, y.name) })
+	out := make([]string, 0, n)
+	var sorted []int
+	for _, t := range topics {
+		sorted = append(sorted[:0], t.partitions...)
+		slices.Sort(sorted)
+		for _, p := range sorted {
+			out = append(out, g.b().pname(kafka.TopicPartition{Topic: t.name, Partition: p}))
+		}
 	}
 	return out
 }
@@ -693,7 +759,7 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 		target = modern.Assignment{}
 	}
 	var next modern.MemberAssignmentState
-	if m.State == modern.MemberStable && m.holdsTarget {
+	if m.State == modern.MemberStable && m.holdsTarget && !generalPathOnly {
 		// What computeNextAssignment gives a STABLE member that holds its
 		// unchanged target: the same partitions at the target epoch.
 		next = m.MemberAssignmentState
@@ -711,8 +777,16 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 		return
 	}
 	prev := m.MemberAssignmentState
-	g.release(m)
-	m.MemberAssignmentState = next
+	if !generalPathOnly && sameSlice(next.AssignedPartitions, prev.AssignedPartitions) &&
+		sameSlice(next.PartitionsPendingRevocation, prev.PartitionsPendingRevocation) {
+		// The same partitions (only the epoch moves, as for a STABLE member
+		// that holds its target): release then hold would clear the owner
+		// of exactly the partitions it then sets to m, so hold alone does.
+		m.MemberAssignmentState = next
+	} else {
+		g.release(m)
+		m.MemberAssignmentState = next
+	}
 	g.hold(m)
 	g.order.Put(m.id) // the current assignment record
 	if m.State == modern.MemberUnrevokedPartitions {
@@ -725,6 +799,12 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 	}
 }
 
+// sameSlice says whether a and b are the same list (the same backing array
+// and length), and so hold the same partitions.
+func sameSlice(a, b modern.Assignment) bool {
+	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
+}
+
 func sameAssignmentState(a, b modern.MemberAssignmentState) bool {
 	return a.State == b.State && a.MemberEpoch == b.MemberEpoch && a.PreviousMemberEpoch == b.PreviousMemberEpoch &&
 		a.AssignedPartitions.Equal(b.AssignedPartitions) && a.PartitionsPendingRevocation.Equal(b.PartitionsPendingRevocation)
@@ -732,8 +812,12 @@ func sameAssignmentState(a, b modern.MemberAssignmentState) bool {
 
 // record records a member's epoch and what it must revoke (EvMemberEpoch).
 func (g *ConsumerGroup) record(m *consumerMember, prev int) {
+	pending := []string{} // mostly nothing to revoke: no list to build and sort
+	if m.PartitionsPendingRevocation.Len() > 0 {
+		pending = g.partitionNames(m.PartitionsPendingRevocation)
+	}
 	g.b().record(event.Event{Type: event.EvMemberEpoch, Member: m.clientID, MemberID: m.id, Generation: m.MemberEpoch, Count: prev}.
-		WithPartitions(g.shortNames(m.PartitionsPendingRevocation.TopicPartitions(g.image()))))
+		WithPartitions(pending))
 }
 
 // partitionEpoch is ConsumerGroup.currentPartitionEpoch: the epoch of the
@@ -758,21 +842,23 @@ func (g *ConsumerGroup) release(m *consumerMember) {
 }
 
 func (g *ConsumerGroup) setOwner(a modern.Assignment, m, was *consumerMember) {
-	img := g.image()
 	for _, tp := range a {
 		own := g.owner[tp.TopicID]
+		n := len(own)
 		if own == nil {
-			own = make([]*consumerMember, max(img.NumPartitions(tp.TopicID), 0))
+			own = make([]*consumerMember, max(g.image().NumPartitions(tp.TopicID), 0))
 		}
 		for _, p := range tp.Partitions {
 			for p >= len(own) {
 				own = append(own, nil)
 			}
-			if m != nil || own[p] == was {
-				own[p] = m
+			if own[p] != m && (m != nil || own[p] == was) {
+				own[p] = m // stored only when it changes: no write barrier for nothing
 			}
 		}
-		g.owner[tp.TopicID] = own
+		if n == 0 || len(own) != n {
+			g.owner[tp.TopicID] = own
+		}
 	}
 }
 

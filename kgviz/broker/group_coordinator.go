@@ -49,6 +49,8 @@ type groupOffsets struct {
 type GroupCoordinator struct {
 	b       *Broker
 	groups  map[string]Group
+	lastID  string // the id of last, the group Group found last (nil: none)
+	last    Group
 	offsets map[string]*groupOffsets
 	logs    map[int]*Log // partitions of __consumer_offsets that hold records
 	seq     map[string]int
@@ -60,17 +62,40 @@ func newGroupCoordinator(b *Broker) *GroupCoordinator {
 }
 
 // Group returns the group with that id, or nil.
-func (gc *GroupCoordinator) Group(id string) Group { return gc.groups[id] }
+func (gc *GroupCoordinator) Group(id string) Group {
+	// Every heartbeat of every member names the same group: the last one
+	// found is remembered (and forgotten whenever a group is added or
+	// removed, in setGroup and deleteGroup).
+	if gc.last != nil && id == gc.lastID {
+		return gc.last
+	}
+	g := gc.groups[id]
+	if g != nil {
+		gc.lastID, gc.last = id, g
+	}
+	return g
+}
+
+// setGroup and deleteGroup are the only writers of gc.groups.
+func (gc *GroupCoordinator) setGroup(id string, g Group) {
+	gc.groups[id] = g
+	gc.last = nil
+}
+
+func (gc *GroupCoordinator) deleteGroup(id string) {
+	delete(gc.groups, id)
+	gc.last = nil
+}
 
 // Classic returns the classic group with that id, or nil.
 func (gc *GroupCoordinator) Classic(id string) *ClassicGroup {
-	g, _ := gc.groups[id].(*ClassicGroup)
+	g, _ := gc.Group(id).(*ClassicGroup)
 	return g
 }
 
 // Consumer returns the consumer group (KIP-848) with that id, or nil.
 func (gc *GroupCoordinator) Consumer(id string) *ConsumerGroup {
-	g, _ := gc.groups[id].(*ConsumerGroup)
+	g, _ := gc.Group(id).(*ConsumerGroup)
 	return g
 }
 
@@ -81,7 +106,7 @@ func (gc *GroupCoordinator) Consumer(id string) *ConsumerGroup {
 // group.consumer.migration.policy=disabled: kgviz does not model the online
 // upgrade of a running classic group (docs/simplifications.md).
 func (gc *GroupCoordinator) consumerGroupFor(id string, create bool) (*ConsumerGroup, kafka.ErrorCode, string) {
-	switch g := gc.groups[id].(type) {
+	switch g := gc.Group(id).(type) {
 	case *ConsumerGroup:
 		return g, kafka.NONE, ""
 	case *ClassicGroup:
@@ -98,7 +123,7 @@ func (gc *GroupCoordinator) consumerGroupFor(id string, create bool) (*ConsumerG
 		}
 	}
 	g := newConsumerGroup(gc, id)
-	gc.groups[id] = g
+	gc.setGroup(id, g)
 	return g, kafka.NONE, ""
 }
 
@@ -120,7 +145,7 @@ func (gc *GroupCoordinator) classicGroup(id string) *ClassicGroup {
 		return g
 	}
 	g := newClassicGroup(gc, id)
-	gc.groups[id] = g
+	gc.setGroup(id, g)
 	return g
 }
 

@@ -173,6 +173,20 @@ func (img *TopicsImage) NumPartitions(id TopicID) int {
 	return -1
 }
 
+// partitionCounter returns img.NumPartitions remembering the last topic
+// asked for: the assignments of a group's members mostly name the same
+// topic one after the other.
+func partitionCounter(img *TopicsImage) func(TopicID) int {
+	var last TopicID
+	n := -2 // none asked for yet
+	return func(id TopicID) int {
+		if n == -2 || id != last {
+			last, n = id, img.NumPartitions(id)
+		}
+		return n
+	}
+}
+
 // TopicID returns the id of the topic with that name.
 func (img *TopicsImage) TopicID(name string) (TopicID, bool) {
 	if t := img.byName[name]; t != nil {
@@ -357,6 +371,13 @@ type GroupSpec struct {
 	// invertedTargetAssignment), by topic and partition number. nil: those
 	// of Members' assignments.
 	assigned map[TopicID][]bool
+	// idsChecked: BuildTargetAssignment already made sure the member ids are
+	// non-empty, valid UTF-8 and distinct (its HashMap of member specs holds
+	// each once), so prepareSpec need not index them again.
+	idsChecked bool
+	// scratch: BuildTargetAssignment's working memory, which prepareSpec
+	// uses too (nil: allocate).
+	scratch *scratch
 }
 
 // GroupAssignment is an assignor's answer (Kafka's GroupAssignment): every
@@ -460,6 +481,10 @@ type jAssignment struct {
 	record Assignment
 	topics []int // indices into record, in the HashMap's iteration order
 	once   bool
+	// sets: the iteration order of each entry's HashSet once asked for
+	// (an assignor over its quota asks, then copies the map, which asks
+	// again); nobody writes into them.
+	sets [][]int
 }
 
 // iterate fills the Java iteration order on first use.
@@ -468,12 +493,14 @@ func (a *jAssignment) iterate() {
 		return
 	}
 	a.once = true
+	if len(a.record) <= 1 {
+		// One topic or none: the record's order. Shared, never written.
+		a.topics = recordOrderOfOne[:len(a.record)]
+		return
+	}
 	a.topics = make([]int, len(a.record))
 	for i := range a.topics {
 		a.topics[i] = i
-	}
-	if len(a.record) <= 1 {
-		return
 	}
 	// Collectors.toMap: new HashMap<>() (16 buckets, grows past 12 keys).
 	if len(a.record) <= 12 && stableBucketSort(a.topics, 16, func(i int) int32 { return javautil.Spread(a.record[i].TopicID.javaHash()) }) {
@@ -491,10 +518,19 @@ func (a *jAssignment) iterate() {
 	}
 }
 
+// recordOrderOfOne is the iteration order of an assignment of one topic.
+var recordOrderOfOne = []int{0}
+
 // partitions returns the partitions of record entry i in the iteration order
 // of new HashSet<>(recordList).
 func (a *jAssignment) partitions(i int) []int {
-	return jIntSetOrder(a.record[i].Partitions, nil)
+	if a.sets == nil {
+		a.sets = make([][]int, len(a.record))
+	}
+	if a.sets[i] == nil {
+		a.sets[i] = jIntSetOrder(a.record[i].Partitions, nil)
+	}
+	return a.sets[i]
 }
 
 // stableBucketSort orders xs by bucket (spread hash & (size-1)), keeping the
@@ -561,7 +597,6 @@ type spec struct {
 	members []MemberSpec
 	subs    []*memberSub
 	current []*jAssignment
-	index   map[string]int
 	typ     SubscriptionType
 	// assigned: isPartitionAssigned.
 	assigned map[TopicID][]bool
@@ -581,12 +616,22 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 	if gs.SubscriptionType != Homogeneous && gs.SubscriptionType != Heterogeneous {
 		return fail("subscription type %d: want Homogeneous or Heterogeneous", gs.SubscriptionType)
 	}
-	g := &spec{img: img, members: gs.Members, typ: gs.SubscriptionType, index: make(map[string]int, len(gs.Members))}
-	g.subs = make([]*memberSub, len(gs.Members))
-	g.current = make([]*jAssignment, len(gs.Members))
+	g := &spec{img: img, members: gs.Members, typ: gs.SubscriptionType}
+	var index map[string]int
+	if !gs.idsChecked {
+		index = make(map[string]int, len(gs.Members))
+	}
+	sc := gs.scratch
+	if sc == nil {
+		sc = &scratch{}
+	}
+	g.subs = grow(&sc.subs, len(gs.Members))
+	g.current = grow(&sc.current, len(gs.Members))
+	current := grow(&sc.slab, len(gs.Members)) // one allocation for all members, if any
 	instances := map[string]string{}
 	subCache := newSubCache(img)
 	owner := map[TopicID][]int32{}
+	numPartitions := partitionCounter(img)
 	for i := range gs.Members {
 		m := &gs.Members[i]
 		switch {
@@ -597,10 +642,12 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 		case !utf8.ValidString(m.InstanceID):
 			return fail("member %q: group.instance.id %q is not valid UTF-8", m.MemberID, m.InstanceID)
 		}
-		if _, dup := g.index[m.MemberID]; dup {
-			return fail("member %q appears twice", m.MemberID)
+		if index != nil {
+			if _, dup := index[m.MemberID]; dup {
+				return fail("member %q appears twice", m.MemberID)
+			}
+			index[m.MemberID] = i
 		}
-		g.index[m.MemberID] = i
 		if m.InstanceID != "" {
 			if other, dup := instances[m.InstanceID]; dup {
 				return fail("members %q and %q have the same group.instance.id %q", other, m.MemberID, m.InstanceID)
@@ -618,11 +665,11 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 					return fail("member %q: topic %s appears twice in its assignment", m.MemberID, tp.TopicID)
 				}
 			}
-			n := img.NumPartitions(tp.TopicID)
+			n := numPartitions(tp.TopicID)
 			own := owner[tp.TopicID]
 			if own == nil {
 				// Owners as member index + 1; a deleted topic (n = -1) grows as needed.
-				own = make([]int32, max(n, 0))
+				own = sc.ownerArray(tp.TopicID, max(n, 0))
 				owner[tp.TopicID] = own
 			}
 			for _, p := range tp.Partitions {
@@ -643,7 +690,8 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 				own[p] = int32(i + 1)
 			}
 		}
-		g.current[i] = &jAssignment{record: m.Assignment}
+		current[i] = jAssignment{record: m.Assignment}
+		g.current[i] = &current[i]
 	}
 	if g.typ == Homogeneous {
 		for i := 1; i < len(g.subs); i++ {
@@ -686,6 +734,9 @@ type subCache struct {
 	img    *TopicsImage
 	byData map[subKey]*memberSub
 	byHash map[uint64][]cachedSub
+	// last is the list asked for last and its answer: the members of a
+	// group usually send the same list, each in its own slice.
+	last cachedSub
 }
 
 type subKey struct {
@@ -706,8 +757,12 @@ func (c *subCache) get(names []string) (*memberSub, error) {
 	if len(names) == 0 {
 		return c.build(names)
 	}
+	if c.last.sub != nil && slices.Equal(c.last.names, names) {
+		return c.last.sub, nil
+	}
 	key := subKey{&names[0], len(names)}
 	if s := c.byData[key]; s != nil {
+		c.last = cachedSub{names, s}
 		return s, nil
 	}
 	// FNV-1a over the names.
@@ -721,6 +776,7 @@ func (c *subCache) get(names []string) (*memberSub, error) {
 	for _, cs := range c.byHash[h] {
 		if slices.Equal(cs.names, names) {
 			c.byData[key] = cs.sub
+			c.last = cachedSub{names, cs.sub}
 			return cs.sub, nil
 		}
 	}
@@ -730,6 +786,7 @@ func (c *subCache) get(names []string) (*memberSub, error) {
 	}
 	c.byHash[h] = append(c.byHash[h], cachedSub{names, s})
 	c.byData[key] = s
+	c.last = cachedSub{names, s}
 	return s, nil
 }
 
@@ -779,6 +836,7 @@ func deepCopyAssignment(cur *jAssignment) *jOutMap {
 		out.topics.Put(id, id.javaHash())
 		buf = cur.partitions(i)
 		s := javautil.NewHashMapForCollection[int](len(buf))
+		s.Reserve(len(buf)) // room for the nodes at once (no effect on the order)
 		for _, p := range buf {
 			s.Put(p, javautil.IntegerHash(p))
 		}
@@ -857,22 +915,47 @@ func (a *jAssignment) javaOrder() Assignment {
 	return out
 }
 
-// newAssignment returns a member's new assignment in the iteration order of
-// the map an assignor answers with: its current map when it kept it (out is
-// nil), else the copy it built.
-func newAssignment(cur *jAssignment, out *jOutMap) Assignment {
-	if out == nil {
-		return cur.javaOrder()
+// sparseAssignment is an assignor's answer before it becomes a
+// GroupAssignment: by member index, the new record of each member, nil for
+// a member that kept its current assignment map as it is (Kafka's assignor
+// hands back the very map it was given). BuildTargetAssignment keeps the
+// current record of such a member without rebuilding the map's order only
+// to find the same partitions.
+type sparseAssignment struct {
+	g               *spec
+	members         []Assignment
+	orderUnverified bool
+}
+
+// sparseAssignor is an assignor that can answer with a sparseAssignment.
+type sparseAssignor interface {
+	assignSparse(gs *GroupSpec, img *TopicsImage) (*sparseAssignment, error)
+}
+
+// kept returns the new assignment of member m, which kept its current one:
+// the current map in its iteration order.
+func (s *sparseAssignment) kept(m int) Assignment { return s.g.current[m].javaOrder() }
+
+// dense is the GroupAssignment: every member's new assignment in the
+// iteration order of the map the assignor answers with.
+func (s *sparseAssignment) dense() *GroupAssignment {
+	res := &GroupAssignment{Members: make(map[string]Assignment, len(s.g.members)), OrderUnverified: s.orderUnverified}
+	for m, spec := range s.g.members {
+		a := s.members[m]
+		if a == nil {
+			a = s.kept(m)
+		}
+		res.Members[spec.MemberID] = a
 	}
-	return out.record()
+	return res
 }
 
 // emptyAssignments gives every member an empty assignment (Kafka's
 // GroupAssignment(Map.of()): members not in the map get Assignment.EMPTY).
-func emptyAssignments(g *spec) *GroupAssignment {
-	out := &GroupAssignment{Members: make(map[string]Assignment, len(g.members))}
-	for _, m := range g.members {
-		out.Members[m.MemberID] = Assignment{}
+func emptyAssignments(g *spec) *sparseAssignment {
+	out := &sparseAssignment{g: g, members: make([]Assignment, len(g.members))}
+	for m := range out.members {
+		out.members[m] = Assignment{}
 	}
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/bits"
 	"slices"
+	"sync"
 	"unicode/utf8"
 
 	"github.com/kgviz/kgviz/kgviz/internal/javautil"
@@ -77,13 +78,19 @@ type TargetAssignmentResult struct {
 // topic names (topics that do not exist count too), or when nobody subscribes
 // to anything.
 func SubscriptionTypeOf(members []GroupMember) SubscriptionType {
-	if len(members) == 0 {
+	return subscriptionType(len(members), func(i int) []string { return members[i].SubscribedTopicNames })
+}
+
+// subscriptionType is SubscriptionTypeOf for n members whose subscriptions
+// names gives.
+func subscriptionType(n int, names func(i int) []string) SubscriptionType {
+	if n == 0 {
 		return Homogeneous
 	}
 	// The common case first: every member sends the same list.
 	same := true
-	for _, m := range members[1:] {
-		if !slices.Equal(m.SubscribedTopicNames, members[0].SubscribedTopicNames) {
+	for i := 1; i < n; i++ {
+		if !slices.Equal(names(i), names(0)) {
 			same = false
 			break
 		}
@@ -92,12 +99,12 @@ func SubscriptionTypeOf(members []GroupMember) SubscriptionType {
 		return Homogeneous
 	}
 	first := map[string]bool{}
-	for _, t := range members[0].SubscribedTopicNames {
+	for _, t := range names(0) {
 		first[t] = true
 	}
-	for _, m := range members[1:] {
-		set := make(map[string]bool, len(m.SubscribedTopicNames))
-		for _, t := range m.SubscribedTopicNames {
+	for i := 1; i < n; i++ {
+		set := make(map[string]bool, len(names(i)))
+		for _, t := range names(i) {
 			set[t] = true
 		}
 		if !sameNames(first, set) {
@@ -120,31 +127,36 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 	if in.Topics == nil {
 		return nil, fmt.Errorf("kgviz: BuildTargetAssignment: nil Topics")
 	}
+	sc := scratchPool.Get().(*scratch)
 	// memberSpecs: new HashMap<>(), the group's members, then the updates.
+	// entries holds each member id's spec; at indexes them by id.
 	specs := javautil.NewHashMap[string]()
 	specs.Reserve(len(in.Members) + len(in.Updates))
-	byID := make(map[string]GroupMember, len(in.Members)+len(in.Updates))
+	entries := sc.entries[:0]
+	defer func() {
+		sc.entries = entries
+		sc.release()
+	}()
+	at := sc.at
 	staticMembers := map[string]string{}
-	for _, m := range in.Members {
+	for i := range in.Members {
+		m := &in.Members[i]
 		if m.MemberID == "" || !utf8.ValidString(m.MemberID) {
 			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: member id %q: want a non-empty UTF-8 id", m.MemberID)
 		}
-		if _, dup := byID[m.MemberID]; dup {
+		if !specs.Put(m.MemberID, javautil.StringHash(m.MemberID)) {
 			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: member %q appears twice in Members", m.MemberID)
 		}
-		specs.Put(m.MemberID, javautil.StringHash(m.MemberID))
-		byID[m.MemberID] = m
+		a, had := in.TargetAssignment[m.MemberID]
+		at[m.MemberID] = int32(len(entries))
+		entries = append(entries, targetEntry{m: m, a: a, current: had})
 		if m.InstanceID != "" {
 			staticMembers[m.InstanceID] = m.MemberID
 		}
 	}
-	assignmentOf := make(map[string]Assignment, len(byID)+len(in.Updates))
-	for id := range byID {
-		assignmentOf[id] = in.TargetAssignment[id]
-	}
 	// updatedMembers: a HashMap too, iterated in its own order.
 	updated := javautil.NewHashMap[string]()
-	latest := map[string]*GroupMember{}
+	latest := make(map[string]*GroupMember, len(in.Updates))
 	for _, u := range in.Updates {
 		if u.MemberID == "" || !utf8.ValidString(u.MemberID) {
 			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: update of member id %q: want a non-empty UTF-8 id", u.MemberID)
@@ -159,35 +171,41 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		m := latest[id]
 		if m == nil {
 			specs.Remove(id, javautil.StringHash(id))
-			delete(byID, id)
+			delete(at, id)
 			continue
 		}
-		a := in.TargetAssignment[id]
+		e := targetEntry{m: m}
+		e.a, e.current = in.TargetAssignment[id]
 		if m.InstanceID != "" {
 			if prev, ok := staticMembers[m.InstanceID]; ok && prev != id {
-				a = in.TargetAssignment[prev]
+				e.a, e.current = in.TargetAssignment[prev], false
 			}
 		}
 		specs.Put(id, javautil.StringHash(id))
-		byID[id] = *m
-		assignmentOf[id] = a
+		if i, ok := at[id]; ok {
+			entries[i] = e
+		} else {
+			at[id] = int32(len(entries))
+			entries = append(entries, e)
+		}
 	}
 
-	order := specs.Order(nil)
-	members := make([]GroupMember, len(order))
-	gs := &GroupSpec{Members: make([]MemberSpec, len(order))}
+	order := specs.Order(make([]string, 0, specs.Len()))
+	gs := &GroupSpec{Members: grow(&sc.members, len(order)), idsChecked: true, scratch: sc}
+	specOf := grow(&sc.specOf, len(order))
 	for i, id := range order {
-		m := byID[id]
-		members[i] = m
-		gs.Members[i] = MemberSpec{MemberID: id, InstanceID: m.InstanceID, RackID: m.RackID,
-			SubscribedTopicNames: m.SubscribedTopicNames, Assignment: assignmentOf[id]}
+		e := &entries[at[id]]
+		specOf[i] = e
+		gs.Members[i] = MemberSpec{MemberID: id, InstanceID: e.m.InstanceID, RackID: e.m.RackID,
+			SubscribedTopicNames: e.m.SubscribedTopicNames, Assignment: e.a}
 	}
-	gs.SubscriptionType = SubscriptionTypeOf(members)
+	gs.SubscriptionType = subscriptionType(len(order), func(i int) []string { return gs.Members[i].SubscribedTopicNames })
 	// isPartitionAssigned: the group's inverted target assignment.
 	gs.assigned = map[TopicID][]bool{}
+	numPartitions := partitionCounter(in.Topics)
 	for _, a := range in.TargetAssignment {
 		for _, tp := range a {
-			n := in.Topics.NumPartitions(tp.TopicID)
+			n := numPartitions(tp.TopicID)
 			if n < 0 {
 				continue // a deleted topic: nobody asks
 			}
@@ -204,16 +222,41 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		}
 	}
 
-	ga, err := assignor.Assign(gs, in.Topics)
-	if err != nil {
-		return nil, err
+	// The new assignments by member index; nil for a member that kept its
+	// current assignment (a sparseAssignor says which).
+	var fresh []Assignment
+	var sparse *sparseAssignment
+	unverified := false
+	if sa, ok := assignor.(sparseAssignor); ok {
+		var err error
+		if sparse, err = sa.assignSparse(gs, in.Topics); err != nil {
+			return nil, err
+		}
+		fresh, unverified = sparse.members, sparse.orderUnverified
+	} else {
+		ga, err := assignor.Assign(gs, in.Topics)
+		if err != nil {
+			return nil, err
+		}
+		fresh, unverified = make([]Assignment, len(order)), ga.OrderUnverified
+		for i, id := range order {
+			if fresh[i] = ga.Members[id]; fresh[i] == nil {
+				fresh[i] = Assignment{}
+			}
+		}
 	}
 	res := &TargetAssignmentResult{Members: make(map[string]Assignment, len(order)), SubscriptionType: gs.SubscriptionType,
-		OrderUnverified: ga.OrderUnverified || specs.Unmodelled() || updated.Unmodelled()}
-	for _, id := range order {
-		a := ga.Members[id]
+		OrderUnverified: unverified || specs.Unmodelled() || updated.Unmodelled()}
+	for i, id := range order {
+		a := fresh[i]
 		if a == nil {
-			a = Assignment{}
+			if specOf[i].current {
+				// It kept its own current target assignment, the same
+				// partitions: Kafka writes no record, the current one stays.
+				res.Members[id] = specOf[i].a
+				continue
+			}
+			a = sparse.kept(i)
 		}
 		old, had := in.TargetAssignment[id]
 		if !had || !a.Equal(old) {
@@ -224,6 +267,73 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 		res.Members[id] = a
 	}
 	return res, nil
+}
+
+// targetEntry is a member's spec while BuildTargetAssignment builds them.
+type targetEntry struct {
+	m *GroupMember
+	a Assignment // its current target assignment, or the one it inherits
+	// current: a is in.TargetAssignment[m.MemberID], the member's own.
+	current bool
+}
+
+// scratch is the working memory of BuildTargetAssignment and of the
+// assignor's prepareSpec, kept from one call to the next (a coordinator
+// computes a target assignment at every group epoch bump, each as large as
+// the group) instead of allocated anew. Nothing in it is part of an answer:
+// the assignments a call returns are the caller's or newly built.
+type scratch struct {
+	entries []targetEntry
+	at      map[string]int32
+	members []MemberSpec
+	specOf  []*targetEntry
+	subs    []*memberSub
+	current []*jAssignment
+	slab    []jAssignment
+	owners  map[TopicID][]int32
+}
+
+var scratchPool = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
+
+// grow makes *buf n long, reallocating it if it is too short, and returns
+// it; the caller sets each element.
+func grow[T any](buf *[]T, n int) []T {
+	if cap(*buf) < n {
+		*buf = make([]T, n)
+	}
+	*buf = (*buf)[:n]
+	return *buf
+}
+
+// ownerArray returns n zeroed owners for a topic, reusing the last call's.
+func (sc *scratch) ownerArray(id TopicID, n int) []int32 {
+	own := sc.owners[id]
+	if cap(own) < n {
+		own = make([]int32, n)
+		if sc.owners == nil {
+			sc.owners = map[TopicID][]int32{}
+		}
+		sc.owners[id] = own
+		return own
+	}
+	own = own[:n]
+	clear(own)
+	return own
+}
+
+// release drops the references the scratch holds into the caller's data
+// and gives it back to the pool. Each list's length is what the call used;
+// past it the array is zero (cleared by an earlier release, or never
+// written), so clearing up to the length leaves it all zero.
+func (sc *scratch) release() {
+	clear(sc.entries)
+	clear(sc.at)
+	clear(sc.members)
+	clear(sc.specOf)
+	clear(sc.subs)
+	clear(sc.current)
+	clear(sc.slab)
+	scratchPool.Put(sc)
 }
 
 // GroupMemberOrder keeps member ids in the iteration order of the group

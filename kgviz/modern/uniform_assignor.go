@@ -32,13 +32,21 @@ type uniformAssignor struct{}
 
 func (uniformAssignor) Name() string { return "uniform" }
 
-func (uniformAssignor) Assign(gs *GroupSpec, img *TopicsImage) (*GroupAssignment, error) {
+func (a uniformAssignor) Assign(gs *GroupSpec, img *TopicsImage) (*GroupAssignment, error) {
+	s, err := a.assignSparse(gs, img)
+	if err != nil {
+		return nil, err
+	}
+	return s.dense(), nil
+}
+
+func (uniformAssignor) assignSparse(gs *GroupSpec, img *TopicsImage) (*sparseAssignment, error) {
 	g, err := prepareSpec("uniform", gs, img)
 	if err != nil {
 		return nil, err
 	}
 	if len(g.members) == 0 {
-		return &GroupAssignment{Members: map[string]Assignment{}}, nil
+		return &sparseAssignment{g: g}, nil
 	}
 	if g.typ == Homogeneous {
 		return uniformHomogeneous(g)
@@ -64,19 +72,23 @@ func (o *output) mutable(m int) *jOutMap {
 	return o.out[m]
 }
 
-func (o *output) result() *GroupAssignment {
-	res := &GroupAssignment{Members: make(map[string]Assignment, len(o.g.members))}
-	for m, spec := range o.g.members {
-		res.Members[spec.MemberID] = newAssignment(o.g.current[m], o.out[m])
-		if o.out[m] != nil && o.out[m].treeified() {
-			res.OrderUnverified = true
+// result is the assignor's answer: the record of every member whose copy
+// was made, nil for those that kept their current assignment.
+func (o *output) result() *sparseAssignment {
+	res := &sparseAssignment{g: o.g, members: make([]Assignment, len(o.g.members))}
+	for m, out := range o.out {
+		if out != nil {
+			res.members[m] = out.record()
+			if out.treeified() {
+				res.orderUnverified = true
+			}
 		}
 	}
 	return res
 }
 
 // uniformHomogeneous is UniformHomogeneousAssignmentBuilder.build.
-func uniformHomogeneous(g *spec) (*GroupAssignment, error) {
+func uniformHomogeneous(g *spec) (*sparseAssignment, error) {
 	// new HashSet<>(first member's TopicIds): sized by its number of names.
 	first := g.subs[0]
 	subscribed := javautil.NewHashMapForCollection[TopicID](first.size)
@@ -96,11 +108,21 @@ func uniformHomogeneous(g *spec) (*GroupAssignment, error) {
 		id TopicID
 		p  int
 	}
-	total := 0
+	total, free := 0, 0
 	for _, id := range topics {
-		total += g.img.NumPartitions(id)
+		n := g.img.NumPartitions(id)
+		total += n
+		free += n
+		for p, ok := range g.assigned[id] {
+			if ok && p < n {
+				free--
+			}
+		}
 	}
-	unassigned := make([]topicPartition, 0, total)
+	// Room for the partitions nobody holds (usually few: sized by the
+	// topics' partition count it would cost an allocation of that many at
+	// every target assignment); the revoked ones are appended later.
+	unassigned := make([]topicPartition, 0, free)
 	for _, id := range topics {
 		n := g.img.NumPartitions(id)
 		assigned := g.assigned[id]
@@ -179,7 +201,7 @@ func uniformHomogeneous(g *spec) (*GroupAssignment, error) {
 }
 
 // uniformHeterogeneous is UniformHeterogeneousAssignmentBuilder.build.
-func uniformHeterogeneous(g *spec) *GroupAssignment {
+func uniformHeterogeneous(g *spec) *sparseAssignment {
 	h := &heteroBuilder{g: g, o: newOutput(g)}
 	numMembers := len(g.members)
 	h.sizes = make([]int, numMembers)
