@@ -325,7 +325,21 @@ type Plan struct {
 func (e Event) WithBody(m kafka.Message) Event { e.payload, e.stored = m, nil; return e }
 
 // WithPartitions returns e with its partitions (EvAssigned, EvRevoked, EvPaused, ...).
-func (e Event) WithPartitions(p []string) Event { e.payload, e.stored = p, nil; return e }
+func (e Event) WithPartitions(p []string) Event {
+	if p != nil && len(p) == 0 {
+		e.payload = noPartitions // the common empty list: no slice header boxed per event
+	} else {
+		e.payload = p
+	}
+	e.stored = nil
+	return e
+}
+
+// noPartitions is an empty, non-nil list of partitions already in an
+// interface. Most EvMemberEpoch events have nothing to revoke, and putting a
+// slice in an interface allocates its header; an empty list holds nothing a
+// caller could change, so one value serves every event.
+var noPartitions any = []string{}
 
 // WithPlan returns e with its plan (EvAssignorRun).
 func (e Event) WithPlan(p *Plan) Event { e.payload, e.stored = p, nil; return e }
