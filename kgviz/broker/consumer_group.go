@@ -575,11 +575,21 @@ func (g *ConsumerGroup) reconcileAndAnswer(env Envelope, m *consumerMember, targ
 	g.recount(m)
 	g.updateState()
 
-	resp := &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch, HeartbeatIntervalMs: g.b().consumerHeartbeatInterval}
 	if withAll || !before.Equal(m.AssignedPartitions) {
-		resp.Assignment = &ConsumerGroupHeartbeatAssignment{TopicPartitions: slices.Clone(m.AssignedPartitions)}
+		g.b().reply(env, m.MemberEpoch, &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch,
+			HeartbeatIntervalMs: g.b().consumerHeartbeatInterval,
+			Assignment:          &ConsumerGroupHeartbeatAssignment{TopicPartitions: slices.Clone(m.AssignedPartitions)}})
+		return
 	}
-	g.b().reply(env, m.MemberEpoch, resp)
+	if generalPathOnly {
+		g.b().reply(env, m.MemberEpoch, &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch,
+			HeartbeatIntervalMs: g.b().consumerHeartbeatInterval})
+		return
+	}
+	// Without an assignment the answer is plainAnswer's: the one value the
+	// member's plain heartbeats at this epoch then reuse, rather than a new
+	// one here for every member at every epoch.
+	g.b().reply(env, m.MemberEpoch, g.plainAnswer(m))
 }
 
 // plainAnswer is the answer to a plain heartbeat of a reconciled member,
