@@ -51,9 +51,10 @@ type ConsumerGroup struct {
 	unreconciled    int            // members not STABLE at the target epoch
 	byConn          []*consumerMember
 	img             *modern.TopicsImage
-	imgTopics       int                  // the broker's topic count the image was built from
-	recordedEpoch   int                  // the group epoch of the last EvGroupState
-	specs           []modern.GroupMember // BuildTargetAssignment's Members, reused
+	imgTopics       int                          // the broker's topic count the image was built from
+	recordedEpoch   int                          // the group epoch of the last EvGroupState
+	specs           []modern.GroupMember         // BuildTargetAssignment's Members, reused
+	newTarget       map[string]modern.Assignment // BuildTargetAssignmentInto's result members, reused
 }
 
 // consumerMember is the coordinator's view of one member (Kafka's
@@ -530,7 +531,12 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 		if replaced != nil {
 			in.Updates = append(in.Updates, modern.MemberUpdate{MemberID: replaced.id})
 		}
-		res, err := modern.BuildTargetAssignment(a, in)
+		// The result's members map is the group's too: setTarget copies it
+		// into g.target before the next computation empties it.
+		if g.newTarget == nil {
+			g.newTarget = map[string]modern.Assignment{}
+		}
+		res, err := modern.BuildTargetAssignmentInto(a, in, g.newTarget)
 		if err != nil {
 			// UnknownServerException: "Failed to compute a new target assignment"
 			fail(kafka.ErrorCode(-1), "Failed to compute a new target assignment for epoch "+strconv.Itoa(groupEpoch)+": "+err.Error())

@@ -121,6 +121,14 @@ func subscriptionType(n int, names func(i int) []string) SubscriptionType {
 // specs, then the assignor, then the records of the members whose assignment
 // changed.
 func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*TargetAssignmentResult, error) {
+	return BuildTargetAssignmentInto(assignor, in, nil)
+}
+
+// BuildTargetAssignmentInto is BuildTargetAssignment with the result's
+// Members in members, emptied first (a new map if nil): a coordinator that
+// copies each result into its own records at once can give the same map to
+// every call instead of a new map as large as the group at every epoch.
+func BuildTargetAssignmentInto(assignor ServerAssignor, in TargetAssignmentInput, members map[string]Assignment) (*TargetAssignmentResult, error) {
 	if assignor == nil {
 		return nil, fmt.Errorf("kgviz: BuildTargetAssignment: nil assignor")
 	}
@@ -245,7 +253,12 @@ func BuildTargetAssignment(assignor ServerAssignor, in TargetAssignmentInput) (*
 			}
 		}
 	}
-	res := &TargetAssignmentResult{Members: make(map[string]Assignment, len(order)), SubscriptionType: gs.SubscriptionType,
+	if members == nil {
+		members = make(map[string]Assignment, len(order))
+	} else {
+		clear(members)
+	}
+	res := &TargetAssignmentResult{Members: members, SubscriptionType: gs.SubscriptionType,
 		OrderUnverified: unverified || specs.Unmodelled() || updated.Unmodelled()}
 	for i, id := range order {
 		a := fresh[i]

@@ -136,7 +136,8 @@ func referenceBuildTargetAssignment(assignor ServerAssignor, in TargetAssignment
 // its record without the Java order being rebuilt) give exactly the answer
 // of referenceBuildTargetAssignment, record order included, over random
 // groups that members join, leave, rejoin as static members with a new
-// member id, and change their subscriptions in.
+// member id, and change their subscriptions in; BuildTargetAssignmentInto,
+// given the map of the step before, too.
 func TestBuildTargetAssignmentMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(848, 3))
 	for round := range 300 {
@@ -153,6 +154,7 @@ func TestBuildTargetAssignmentMatchesReference(t *testing.T) {
 		for _, a := range ServerAssignors() {
 			members := []GroupMember{}
 			target := map[string]Assignment{}
+			reused := map[string]Assignment{} // BuildTargetAssignmentInto's, the last step's result in it
 			next := 0
 			for step := range 40 {
 				var updates []MemberUpdate
@@ -218,6 +220,9 @@ func TestBuildTargetAssignmentMatchesReference(t *testing.T) {
 					break
 				}
 				require.Equal(t, want, got, "round %d step %d %s", round, step, a.Name())
+				into, intoErr := BuildTargetAssignmentInto(a, in, reused)
+				require.NoError(t, intoErr)
+				require.Equal(t, want, into, "round %d step %d %s: into a reused map", round, step, a.Name())
 				// The group after the heartbeat.
 				for _, u := range updates {
 					i := slices.IndexFunc(members, func(m GroupMember) bool { return m.MemberID == u.MemberID })
