@@ -162,6 +162,160 @@ func sortedAssignment(set map[TopicID][]int) Assignment {
 
 // nextAssignment is CurrentAssignmentBuilder.computeNextAssignment.
 func nextAssignment(m MemberAssignmentState, r Reconciliation, memberEpoch int) MemberAssignmentState {
+	if next, ok := nextAssignmentSorted(m, r, memberEpoch); ok {
+		return next
+	}
+	return nextAssignmentBySets(m, r, memberEpoch)
+}
+
+// nextAssignmentSorted is nextAssignmentBySets by merging each topic's
+// sorted partitions instead of building a set per topic and list (a
+// coordinator reconciles every member at every epoch). It declines (false)
+// an assignment that lists a topic twice, which only the sets merge.
+func nextAssignmentSorted(m MemberAssignmentState, r Reconciliation, memberEpoch int) (MemberAssignmentState, bool) {
+	if repeatsTopic(r.TargetAssignment) || repeatsTopic(m.AssignedPartitions) {
+		return m, false
+	}
+	topics := make([]TopicID, 0, len(r.TargetAssignment)+len(m.AssignedPartitions))
+	for _, tp := range r.TargetAssignment {
+		topics = append(topics, tp.TopicID)
+	}
+	for _, tp := range m.AssignedPartitions {
+		if !slices.Contains(topics[:len(r.TargetAssignment)], tp.TopicID) {
+			topics = append(topics, tp.TopicID)
+		}
+	}
+	sortedTopicIDs(topics)
+
+	// Per topic, in topic order: kept (current ∩ target), revoking
+	// (current − target) and pending (target − current that nobody holds).
+	var kept, revoking, pending [][]int
+	unreleased, anyPending := false, false
+	for _, id := range topics {
+		cur, tgt := sortedPartitions(m.AssignedPartitions, id), sortedPartitions(r.TargetAssignment, id)
+		// Each list new, room for all it can get made at its first append.
+		k := make([]int, 0, min(len(cur), len(tgt)))
+		var rv, pd []int
+		i, j := 0, 0
+		for i < len(cur) || j < len(tgt) {
+			switch {
+			case j == len(tgt) || (i < len(cur) && cur[i] < tgt[j]):
+				if rv == nil {
+					rv = make([]int, 0, len(cur)-i)
+				}
+				rv = append(rv, cur[i])
+				i++
+			case i == len(cur) || tgt[j] < cur[i]:
+				if r.CurrentPartitionEpoch(id, tgt[j]) != -1 {
+					unreleased = true
+				} else {
+					if pd == nil {
+						pd = make([]int, 0, len(tgt)-j)
+					}
+					pd = append(pd, tgt[j])
+					anyPending = true
+				}
+				j++
+			default:
+				k = append(k, cur[i])
+				i++
+				j++
+			}
+		}
+		kept, revoking, pending = append(kept, k), append(revoking, rv), append(pending, pd)
+	}
+	next := m
+	next.PreviousMemberEpoch = m.MemberEpoch
+	revocation := assignmentOf(topics, revoking, nil)
+	switch {
+	case len(revocation) > 0 && ownsAny(r.OwnedTopicPartitions, revocation):
+		// Revoke first: stay at the epoch until the member acknowledges.
+		next.State = MemberUnrevokedPartitions
+		next.MemberEpoch = memberEpoch
+		next.AssignedPartitions = assignmentOf(topics, kept, nil)
+		next.PartitionsPendingRevocation = revocation
+		return next, true
+	case anyPending:
+		next.State = MemberStable
+		if unreleased {
+			next.State = MemberUnreleasedPartitions
+		}
+	case unreleased:
+		next.State = MemberUnreleasedPartitions
+	default:
+		next.State = MemberStable
+	}
+	next.MemberEpoch = r.TargetAssignmentEpoch
+	next.AssignedPartitions = assignmentOf(topics, kept, pending)
+	next.PartitionsPendingRevocation = Assignment{}
+	return next, true
+}
+
+// repeatsTopic says whether a lists a topic more than once.
+func repeatsTopic(a Assignment) bool {
+	for i := 1; i < len(a); i++ {
+		for j := range i {
+			if a[i].TopicID == a[j].TopicID {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// sortedPartitions returns the partitions a lists for the topic (a lists
+// it at most once), sorted, each once, to be read only: a's own list when
+// it is so already (as a member's assignment is), else a sorted copy.
+func sortedPartitions(a Assignment, id TopicID) []int {
+	for _, tp := range a {
+		if tp.TopicID == id {
+			if increasing(tp.Partitions) {
+				return tp.Partitions
+			}
+			ps := slices.Clone(tp.Partitions)
+			slices.Sort(ps)
+			return slices.Compact(ps)
+		}
+	}
+	return nil
+}
+
+func increasing(ps []int) bool {
+	for i := 1; i < len(ps); i++ {
+		if ps[i] <= ps[i-1] {
+			return false
+		}
+	}
+	return true
+}
+
+// assignmentOf is sortedAssignment of the topics (sorted) with, for each,
+// the union of its sorted partitions in a and in b (b may be nil): a
+// non-nil Assignment of the topics that have any.
+func assignmentOf(topics []TopicID, a, b [][]int) Assignment {
+	n := 0
+	for i := range topics {
+		if len(a[i]) > 0 || (b != nil && len(b[i]) > 0) {
+			n++
+		}
+	}
+	out := make(Assignment, 0, n)
+	for i, id := range topics {
+		ps := a[i]
+		if b != nil && len(b[i]) > 0 {
+			ps = append(slices.Clone(a[i]), b[i]...)
+			slices.Sort(ps)
+		}
+		if len(ps) > 0 {
+			out = append(out, TopicPartitions{TopicID: id, Partitions: ps})
+		}
+	}
+	return out
+}
+
+// nextAssignmentBySets is computeNextAssignment with a set per topic and
+// list, for any assignment.
+func nextAssignmentBySets(m MemberAssignmentState, r Reconciliation, memberEpoch int) MemberAssignmentState {
 	target := partitionSet(r.TargetAssignment)
 	current := partitionSet(m.AssignedPartitions)
 	topics := make([]TopicID, 0, len(target)+len(current))
