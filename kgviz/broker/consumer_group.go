@@ -54,6 +54,7 @@ type ConsumerGroup struct {
 	imgTopics       int                          // the broker's topic count the image was built from
 	recordedEpoch   int                          // the group epoch of the last EvGroupState
 	specs           []modern.GroupMember         // BuildTargetAssignment's Members, reused
+	ids             []string                     // the members\' order for specs, reused
 	newTarget       map[string]modern.Assignment // BuildTargetAssignmentInto's result members, reused
 }
 
@@ -521,7 +522,8 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 		// The members' slice is the group's, reused: BuildTargetAssignment
 		// keeps no reference to it.
 		in := modern.TargetAssignmentInput{Topics: g.image(), TargetAssignment: g.target, Members: g.specs[:0]}
-		for _, id := range g.order.IDs() {
+		g.ids = g.order.AppendIDs(g.ids[:0])
+		for _, id := range g.ids {
 			m := g.members[id]
 			in.Members = append(in.Members, modern.GroupMember{MemberID: m.id, InstanceID: m.instanceID, RackID: m.rackID, SubscribedTopicNames: m.subscribed})
 		}

@@ -522,6 +522,7 @@ func TestGroupMemberOrder(t *testing.T) {
 		want = slices.DeleteFunc(want, func(s string) bool { return s == fmt.Sprintf("C%d-1", i) })
 	}
 	got := o.IDs()
+	assert.Equal(t, append([]string{"x", "y"}, got...), o.AppendIDs([]string{"x", "y"}), "AppendIDs appends IDs")
 	assert.Equal(t, len(want), o.Len())
 	sort.Strings(got)
 	sort.Strings(want)

@@ -138,7 +138,7 @@ func BuildTargetAssignmentInto(assignor ServerAssignor, in TargetAssignmentInput
 	sc := scratchPool.Get().(*scratch)
 	// memberSpecs: new HashMap<>(), the group's members, then the updates.
 	// entries holds each member id's spec; at indexes them by id.
-	specs := javautil.NewHashMap[string]()
+	specs := &sc.specs // empty (release resets it)
 	specs.Reserve(len(in.Members) + len(in.Updates))
 	entries := sc.entries[:0]
 	defer func() {
@@ -198,7 +198,8 @@ func BuildTargetAssignmentInto(assignor ServerAssignor, in TargetAssignmentInput
 		}
 	}
 
-	order := specs.Order(make([]string, 0, specs.Len()))
+	sc.order = specs.Order(sc.order[:0])
+	order := sc.order
 	gs := &GroupSpec{Members: grow(&sc.members, len(order)), idsChecked: true, scratch: sc}
 	specOf := grow(&sc.specOf, len(order))
 	for i, id := range order {
@@ -304,6 +305,8 @@ type scratch struct {
 	current []*jAssignment
 	slab    []jAssignment
 	owners  map[TopicID][]int32
+	specs   javautil.HashMap[string] // memberSpecs, reset after each call
+	order   []string                 // its iteration order
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
@@ -346,6 +349,8 @@ func (sc *scratch) release() {
 	clear(sc.subs)
 	clear(sc.current)
 	clear(sc.slab)
+	sc.specs.Reset()
+	clear(sc.order)
 	scratchPool.Put(sc)
 }
 
@@ -392,14 +397,17 @@ func (o *GroupMemberOrder) Remove(id string) {
 }
 
 // IDs returns the member ids in iteration order.
-func (o *GroupMemberOrder) IDs() []string {
-	out := make([]string, 0, o.size)
+func (o *GroupMemberOrder) IDs() []string { return o.AppendIDs(make([]string, 0, o.size)) }
+
+// AppendIDs appends the member ids in IDs' order to dst and returns it, for
+// a caller that reuses one list.
+func (o *GroupMemberOrder) AppendIDs(dst []string) []string {
 	for _, slot := range o.slots {
 		for i := len(slot) - 1; i >= 0; i-- {
-			out = append(out, slot[i])
+			dst = append(dst, slot[i])
 		}
 	}
-	return out
+	return dst
 }
 
 // Len returns the number of members.

@@ -172,6 +172,14 @@ func (m *HashMap[K]) Comparable(cmp func(a, b K) int) *HashMap[K] {
 	return m
 }
 
+// Reset makes m a `new HashMap<>()` again (keys not Comparable), keeping
+// the memory of its nodes for the keys put next: a map built anew for every
+// call of a hot function then need not grow its nodes each time.
+func (m *HashMap[K]) Reset() {
+	clear(m.nodes)
+	*m = HashMap[K]{nodes: m.nodes[:0]}
+}
+
 // Reserve makes room for n more keys.
 func (m *HashMap[K]) Reserve(n int) { m.nodes = slices.Grow(m.nodes, n) }
 

@@ -5,6 +5,7 @@ import (
 	"compress/gzip"
 	"encoding/json"
 	"fmt"
+	"math/rand/v2"
 	"os"
 	"strings"
 	"testing"
@@ -213,4 +214,30 @@ func TestJVMVectors(t *testing.T) {
 	require.NoError(t, sc.Err())
 	assert.GreaterOrEqual(t, n, 200)
 	assert.Positive(t, trees, "maps with a tree bucket")
+}
+
+// TestHashMapResetMatchesNew: a map Reset after any puts and removals
+// behaves as a new one (order, size, capacity, tree buckets) over random
+// keys, many of them in one bucket.
+func TestHashMapResetMatchesNew(t *testing.T) {
+	rng := rand.New(rand.NewPCG(848, 5))
+	keys := append(collidingKeys(40), "a", "b", "c", "C1-1", "C2-1", "C3-1")
+	reused := NewHashMap[string]()
+	for round := range 300 {
+		reused.Reset()
+		fresh := NewHashMap[string]()
+		for range rng.IntN(200) {
+			k := keys[rng.IntN(len(keys))]
+			if rng.IntN(4) == 0 {
+				require.Equal(t, fresh.Remove(k, StringHash(k)), reused.Remove(k, StringHash(k)), "round %d", round)
+			} else {
+				require.Equal(t, fresh.Put(k, StringHash(k)), reused.Put(k, StringHash(k)), "round %d", round)
+			}
+		}
+		require.Equal(t, fresh.Order(nil), reused.Order(nil), "round %d", round)
+		require.Equal(t, fresh.Len(), reused.Len(), "round %d", round)
+		require.Equal(t, fresh.Capacity(), reused.Capacity(), "round %d", round)
+		require.Equal(t, fresh.Unmodelled(), reused.Unmodelled(), "round %d", round)
+		require.Equal(t, fresh.HasTreeBin(), reused.HasTreeBin(), "round %d", round)
+	}
 }
