@@ -312,10 +312,12 @@ type scratch struct {
 var scratchPool = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
 
 // grow makes *buf n long, reallocating it if it is too short, and returns
-// it; the caller sets each element.
+// it; the caller sets each element. A reallocation at least doubles it: a
+// group that members join one by one would otherwise reallocate at every
+// join.
 func grow[T any](buf *[]T, n int) []T {
 	if cap(*buf) < n {
-		*buf = make([]T, n)
+		*buf = make([]T, n, max(n, 2*cap(*buf)))
 	}
 	*buf = (*buf)[:n]
 	return *buf
