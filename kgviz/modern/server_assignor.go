@@ -600,6 +600,7 @@ type spec struct {
 	typ     SubscriptionType
 	// assigned: isPartitionAssigned.
 	assigned map[TopicID][]bool
+	sc       *scratch // where the members' new assignment maps come from
 }
 
 // prepareSpec validates a GroupSpec and builds what the algorithms need.
@@ -625,6 +626,7 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 	if sc == nil {
 		sc = &scratch{}
 	}
+	g.sc = sc
 	g.subs = grow(&sc.subs, len(gs.Members))
 	g.current = grow(&sc.current, len(gs.Members))
 	current := grow(&sc.slab, len(gs.Members)) // one allocation for all members, if any
@@ -822,21 +824,64 @@ func (c *subCache) build(names []string) (*memberSub, error) {
 type jOutMap struct {
 	topics *javautil.HashMap[TopicID]
 	sets   map[TopicID]*javautil.HashMap[int]
+	sc     *scratch // where its new sets come from
+}
+
+// outMap returns an empty jOutMap, its topics a new HashMap<>(capacity):
+// one an earlier member's assignment left (recycle) when there is one.
+func (sc *scratch) outMap(capacity int) *jOutMap {
+	if n := len(sc.outs); n > 0 {
+		m := sc.outs[n-1]
+		sc.outs[n-1], sc.outs = nil, sc.outs[:n-1]
+		m.topics.ResetCap(capacity)
+		return m
+	}
+	return &jOutMap{topics: javautil.NewHashMapCap[TopicID](capacity), sets: make(map[TopicID]*javautil.HashMap[int], capacity), sc: sc}
+}
+
+// intSet returns a new HashSet<>(capacity), or new HashSet<>() for
+// capacity < 0, reusing a recycled one's memory when there is one.
+func (sc *scratch) intSet(capacity int) *javautil.HashMap[int] {
+	n := len(sc.sets)
+	if n == 0 {
+		if capacity < 0 {
+			return javautil.NewHashMap[int]()
+		}
+		return javautil.NewHashMapCap[int](capacity)
+	}
+	s := sc.sets[n-1]
+	sc.sets[n-1], sc.sets = nil, sc.sets[:n-1]
+	if capacity < 0 {
+		s.Reset()
+	} else {
+		s.ResetCap(capacity)
+	}
+	return s
+}
+
+// recycle gives m and its sets back to the scratch once its record is built
+// (nothing the record holds is theirs).
+func (sc *scratch) recycle(m *jOutMap) {
+	for _, s := range m.sets {
+		sc.sets = append(sc.sets, s)
+	}
+	clear(m.sets)
+	sc.outs = append(sc.outs, m)
 }
 
 // deepCopyAssignment is AssignorHelpers.deepCopyAssignment of a member's
 // current assignment: new HashMap<>(size), and new HashSet<>(set) per topic,
 // both filled in the original's iteration order.
-func deepCopyAssignment(cur *jAssignment) *jOutMap {
+func deepCopyAssignment(cur *jAssignment, sc *scratch) *jOutMap {
 	cur.iterate()
-	out := &jOutMap{topics: javautil.NewHashMapCap[TopicID](len(cur.record)), sets: make(map[TopicID]*javautil.HashMap[int], len(cur.record))}
+	out := sc.outMap(len(cur.record))
 	var buf []int
 	for _, i := range cur.topics {
 		id := cur.record[i].TopicID
 		out.topics.Put(id, id.javaHash())
 		buf = cur.partitions(i)
-		s := javautil.NewHashMapForCollection[int](len(buf))
-		s.Reserve(len(buf)) // room for the nodes at once (no effect on the order)
+		s := sc.intSet(max(javautil.CapacityFor(len(buf)), 16)) // new HashSet<>(collection)
+		s.Reserve(len(buf))                                     // room for the nodes at once (no effect on the order)
 		for _, p := range buf {
 			s.Put(p, javautil.IntegerHash(p))
 		}
@@ -869,11 +914,7 @@ func (m *jOutMap) removePartition(id TopicID, p int) {
 func (m *jOutMap) addPartition(id TopicID, p int, capacity, expect int) {
 	s := m.sets[id]
 	if m.topics.ComputeIfAbsent(id, id.javaHash()) {
-		if capacity < 0 {
-			s = javautil.NewHashMap[int]()
-		} else {
-			s = javautil.NewHashMapCap[int](capacity)
-		}
+		s = m.sc.intSet(capacity)
 		s.Reserve(expect)
 		m.sets[id] = s
 	}

@@ -307,6 +307,10 @@ type scratch struct {
 	owners  map[TopicID][]int32
 	specs   javautil.HashMap[string] // memberSpecs, reset after each call
 	order   []string                 // its iteration order
+	// The members' new assignment maps and their sets, recycled once their
+	// records are built (they hold no caller's data).
+	outs []*jOutMap
+	sets []*javautil.HashMap[int]
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}

@@ -67,7 +67,7 @@ func newOutput(g *spec) *output { return &output{g: g, out: make([]*jOutMap, len
 // mutable returns member m's copy, made on first use.
 func (o *output) mutable(m int) *jOutMap {
 	if o.out[m] == nil {
-		o.out[m] = deepCopyAssignment(o.g.current[m])
+		o.out[m] = deepCopyAssignment(o.g.current[m], o.g.sc)
 	}
 	return o.out[m]
 }
@@ -82,6 +82,7 @@ func (o *output) result() *sparseAssignment {
 			if out.treeified() {
 				res.orderUnverified = true
 			}
+			o.g.sc.recycle(out)
 		}
 	}
 	return res

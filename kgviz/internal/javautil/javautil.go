@@ -180,6 +180,12 @@ func (m *HashMap[K]) Reset() {
 	*m = HashMap[K]{nodes: m.nodes[:0]}
 }
 
+// ResetCap is Reset to `new HashMap<>(initialCapacity)`.
+func (m *HashMap[K]) ResetCap(initialCapacity int) {
+	m.Reset()
+	m.threshold = TableSizeFor(initialCapacity)
+}
+
 // Reserve makes room for n more keys.
 func (m *HashMap[K]) Reserve(n int) { m.nodes = slices.Grow(m.nodes, n) }
 

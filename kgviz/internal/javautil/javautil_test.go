@@ -216,16 +216,22 @@ func TestJVMVectors(t *testing.T) {
 	assert.Positive(t, trees, "maps with a tree bucket")
 }
 
-// TestHashMapResetMatchesNew: a map Reset after any puts and removals
-// behaves as a new one (order, size, capacity, tree buckets) over random
-// keys, many of them in one bucket.
+// TestHashMapResetMatchesNew: a map Reset (ResetCap) after any puts and
+// removals behaves as a new one (with that initial capacity): order, size,
+// capacity, tree buckets, over random keys, many of them in one bucket.
 func TestHashMapResetMatchesNew(t *testing.T) {
 	rng := rand.New(rand.NewPCG(848, 5))
 	keys := append(collidingKeys(40), "a", "b", "c", "C1-1", "C2-1", "C3-1")
 	reused := NewHashMap[string]()
-	for round := range 300 {
-		reused.Reset()
+	for round := range 600 {
 		fresh := NewHashMap[string]()
+		if round%2 == 0 {
+			reused.Reset()
+		} else {
+			c := rng.IntN(100)
+			reused.ResetCap(c)
+			fresh = NewHashMapCap[string](c)
+		}
 		for range rng.IntN(200) {
 			k := keys[rng.IntN(len(keys))]
 			if rng.IntN(4) == 0 {
