@@ -1,6 +1,7 @@
 package kgviz
 
 import (
+	"slices"
 	"strconv"
 
 	"github.com/kgviz/kgviz/kgviz/broker"
@@ -375,18 +376,7 @@ func (p *member) cgReleaseLost() {
 // for the commit.
 func (p *member) cgReconcile(settled bool) bool {
 	c := &p.cg
-	want := make(map[TopicPartition]bool, len(c.target))
-	for _, tp := range c.target {
-		want[tp] = true
-	}
-	var revoked []TopicPartition
-	have := make(map[TopicPartition]bool, len(p.owned))
-	for _, tp := range p.owned {
-		have[tp] = true
-		if !want[tp] {
-			revoked = append(revoked, tp)
-		}
-	}
+	revoked, added := reconcileDiff(c.target, p.owned)
 	if len(revoked) > 0 {
 		owes := revoked
 		if p.cfg.commit == AutoCommit {
@@ -400,12 +390,6 @@ func (p *member) cgReconcile(settled bool) bool {
 		}
 	}
 	p.revoke(revoked, event.ReasonReconcileRevoke)
-	var added []TopicPartition
-	for _, tp := range c.target {
-		if !have[tp] {
-			added = append(added, tp)
-		}
-	}
 	p.owned = append(p.owned, added...)
 	SortPartitions(p.owned)
 	if len(added) > 0 {
@@ -417,6 +401,51 @@ func (p *member) cgReconcile(settled bool) bool {
 	p.ownedGen = c.epoch
 	p.touch()
 	return true
+}
+
+// reconcileDiff returns the partitions of owned the target leaves out (in
+// owned's order) and those of the target owned lacks (in the target's
+// order). A member mostly holds a few partitions, and scanning the other
+// list is then cheaper than a set of each; long lists get the sets.
+func reconcileDiff(target, owned []TopicPartition) (revoked, added []TopicPartition) {
+	if len(target)*len(owned) > 1024 {
+		return reconcileDiffSets(target, owned)
+	}
+	return reconcileDiffScan(target, owned)
+}
+
+func reconcileDiffScan(target, owned []TopicPartition) (revoked, added []TopicPartition) {
+	for _, tp := range owned {
+		if !slices.Contains(target, tp) {
+			revoked = append(revoked, tp)
+		}
+	}
+	for _, tp := range target {
+		if !slices.Contains(owned, tp) {
+			added = append(added, tp)
+		}
+	}
+	return revoked, added
+}
+
+func reconcileDiffSets(target, owned []TopicPartition) (revoked, added []TopicPartition) {
+	want := make(map[TopicPartition]bool, len(target))
+	for _, tp := range target {
+		want[tp] = true
+	}
+	have := make(map[TopicPartition]bool, len(owned))
+	for _, tp := range owned {
+		have[tp] = true
+		if !want[tp] {
+			revoked = append(revoked, tp)
+		}
+	}
+	for _, tp := range target {
+		if !have[tp] {
+			added = append(added, tp)
+		}
+	}
+	return revoked, added
 }
 
 // cgClose is KafkaConsumer.close() for a Consumer member: the auto-commit,
