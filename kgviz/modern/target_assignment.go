@@ -311,6 +311,9 @@ type scratch struct {
 	// records are built (they hold no caller's data).
 	outs []*jOutMap
 	sets []*javautil.HashMap[int]
+	// results is the assignor's answer by member index (sparseAssignment),
+	// which the caller turns into its own before the scratch is released.
+	results []Assignment
 }
 
 var scratchPool = sync.Pool{New: func() any { return &scratch{at: map[string]int32{}} }}
@@ -325,6 +328,13 @@ func grow[T any](buf *[]T, n int) []T {
 	}
 	*buf = (*buf)[:n]
 	return *buf
+}
+
+// assignments returns n nil assignments for an assignor's answer.
+func (sc *scratch) assignments(n int) []Assignment {
+	a := grow(&sc.results, n)
+	clear(a)
+	return a
 }
 
 // ownerArray returns n zeroed owners for a topic, reusing the last call's.
@@ -357,6 +367,7 @@ func (sc *scratch) release() {
 	clear(sc.slab)
 	sc.specs.Reset()
 	clear(sc.order)
+	clear(sc.results)
 	scratchPool.Put(sc)
 }
 

@@ -75,7 +75,7 @@ func (o *output) mutable(m int) *jOutMap {
 // result is the assignor's answer: the record of every member whose copy
 // was made, nil for those that kept their current assignment.
 func (o *output) result() *sparseAssignment {
-	res := &sparseAssignment{g: o.g, members: make([]Assignment, len(o.g.members))}
+	res := &sparseAssignment{g: o.g, members: o.g.sc.assignments(len(o.g.members))}
 	for m, out := range o.out {
 		if out != nil {
 			res.members[m] = out.record()
