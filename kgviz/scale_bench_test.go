@@ -155,17 +155,13 @@ func BenchmarkScaleKafkaUniform(b *testing.B) {
 	}
 }
 
-// rollingRestart runs a rolling restart: members M000.. join a group reading
-// one topic "t" of partitions partitions (no records, so nothing is consumed),
-// then each in turn is closed, the group settles, it is restarted, the group
-// settles. It stops early once budget has passed and returns the world and
-// how many members it restarted.
-func rollingRestart(tb testing.TB, members, partitions int, static bool, assignor Assignor, budget time.Duration) (w *World, done int) {
-	return rollingRestartWith(tb, members, partitions, static, budget, WithAssignor(assignor))
-}
-
-// rollingRestartWith is rollingRestart with the world's group options
-// (WithAssignor, or WithGroupProtocol(Consumer) for KIP-848).
+// rollingRestartWith runs a rolling restart: members M000.. join a group
+// reading one topic "t" of partitions partitions (no records, so nothing is
+// consumed), then each in turn is closed, the group settles, it is
+// restarted, the group settles. group: the world's group options
+// (WithAssignor, or WithGroupProtocol(Consumer) for KIP-848). It stops early
+// once budget has passed and returns the world and how many members it
+// restarted.
 func rollingRestartWith(tb testing.TB, members, partitions int, static bool, budget time.Duration, group ...Option) (w *World, done int) {
 	start := time.Now()
 	w = NewWorld(append([]Option{WithOnlyTopics(), WithTopic("t", partitions, "t"), WithRecords(0), WithRunLimit(1_000_000)}, group...)...)
@@ -211,40 +207,7 @@ func rollingRestartWith(tb testing.TB, members, partitions int, static bool, bud
 // restart grows with the group's history, so the real figure is higher).
 // The smaller sizes show how the cost grows; -short skips the largest.
 func BenchmarkRollingRestart(b *testing.B) {
-	budget := 60 * time.Second
-	if s := os.Getenv("KGVIZ_ROLLING_BUDGET"); s != "" {
-		d, err := time.ParseDuration(s)
-		if err != nil {
-			b.Fatalf("KGVIZ_ROLLING_BUDGET=%q: %v", s, err)
-		}
-		budget = d
-	}
-	sizes := [][2]int{{50, 500}, {100, 1000}, {500, 5000}}
-	for _, size := range sizes {
-		for _, static := range []bool{false, true} {
-			kind := "dynamic"
-			if static {
-				kind = "static"
-			}
-			b.Run(fmt.Sprintf("%s/members=%d/partitions=%d", kind, size[0], size[1]), func(b *testing.B) {
-				if testing.Short() && size[0] > 100 {
-					b.Skip("500 members: skipped in -short")
-				}
-				var w *World
-				var done int
-				c0 := cpuNow()
-				for b.Loop() {
-					w, done = rollingRestart(b, size[0], size[1], static, Range, budget)
-				}
-				b.ReportMetric((cpuNow()-c0).Seconds()/float64(b.N), "cpu-s/op")
-				b.ReportMetric(float64(done), "restarted")
-				b.ReportMetric(float64(w.Now()), "ticks")
-				b.ReportMetric(float64(w.EventCount()), "events")
-				perOp := b.Elapsed().Seconds() / float64(b.N)
-				b.ReportMetric(perOp*float64(size[0])/float64(max(done, 1)), "projected-s")
-			})
-		}
-	}
+	benchRollingRestart(b, WithAssignor(Range))
 }
 
 // BenchmarkRollingRestartKIP848 is BenchmarkRollingRestart under the
@@ -255,6 +218,14 @@ func BenchmarkRollingRestart(b *testing.B) {
 // back. Target: a 500-member, 5000-partition restart in under 2 s of CPU
 // (issue 14), dynamic and static; scripts/bench.sh prints it against it.
 func BenchmarkRollingRestartKIP848(b *testing.B) {
+	benchRollingRestart(b, WithGroupProtocol(Consumer))
+}
+
+// benchRollingRestart runs the rolling restart of 50, 100 and 500 members
+// (dynamic and static) in worlds with the given group options, and reports
+// CPU time, restarts done, ticks, events and the projected time of a run
+// stopped by KGVIZ_ROLLING_BUDGET.
+func benchRollingRestart(b *testing.B, group ...Option) {
 	budget := 60 * time.Second
 	if s := os.Getenv("KGVIZ_ROLLING_BUDGET"); s != "" {
 		d, err := time.ParseDuration(s)
@@ -277,7 +248,7 @@ func BenchmarkRollingRestartKIP848(b *testing.B) {
 				var done int
 				c0 := cpuNow()
 				for b.Loop() {
-					w, done = rollingRestartWith(b, size[0], size[1], static, budget, WithGroupProtocol(Consumer))
+					w, done = rollingRestartWith(b, size[0], size[1], static, budget, group...)
 				}
 				b.ReportMetric((cpuNow()-c0).Seconds()/float64(b.N), "cpu-s/op")
 				b.ReportMetric(float64(done), "restarted")
