@@ -55,6 +55,9 @@ func (gc *GroupCoordinator) handleOffsetFetch(env Envelope, req *OffsetFetchRequ
 	}
 	o := gc.groupOffsets(req.GroupID)
 	resp := &OffsetFetchResponse{}
+	if len(req.Partitions) > 0 {
+		resp.Offsets = make([]PartitionOffset, 0, len(req.Partitions))
+	}
 	for _, tp := range req.Partitions {
 		if _, ok := o.pending[tp]; ok && req.RequireStable {
 			gc.b.reply(env, gen, &OffsetFetchResponse{ErrorCode: kafka.UNSTABLE_OFFSET_COMMIT})
