@@ -629,12 +629,25 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 			return
 		}
 		// The coordinator stores the plan without looking inside it.
-		plan := map[string][]kafka.TopicPartition{}
+		plan := make(map[string][]kafka.TopicPartition, len(req.Assignments))
+		total := 0
 		for _, a := range req.Assignments {
 			plan[a.MemberID] = a.Assignment
 		}
 		for _, id := range g.order {
-			g.members[id].assignment = append([]kafka.TopicPartition(nil), plan[id]...)
+			total += len(plan[id])
+		}
+		// one copy for the whole plan, each member's share capped so that
+		// an append to one cannot write into the next
+		buf := make([]kafka.TopicPartition, 0, total)
+		for _, id := range g.order {
+			var own []kafka.TopicPartition
+			if l := plan[id]; len(l) > 0 {
+				start := len(buf)
+				buf = append(buf, l...)
+				own = buf[start:len(buf):len(buf)]
+			}
+			g.members[id].assignment = own
 		}
 		g.transition(kafka.GroupStable)
 		for _, id := range g.order {
