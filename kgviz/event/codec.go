@@ -3,6 +3,7 @@ package event
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kgviz/kgviz/kgviz/kafka"
@@ -60,8 +61,10 @@ func Registered() []Registration {
 
 // Encoder writes values into a Log's encoding.
 type Encoder struct {
-	l *Log
-	b []byte
+	l   *Log
+	b   []byte
+	h   hint     // the last string written
+	ids []string // plan's scratch
 }
 
 // Int writes an integer.
@@ -80,14 +83,26 @@ func (e *Encoder) Bool(v bool) {
 }
 
 // String writes a string (interned: each distinct string is stored once).
-func (e *Encoder) String(s string) { e.b = binary.AppendUvarint(e.b, uint64(e.l.intern(s))) }
+func (e *Encoder) String(s string) {
+	i := e.h.idx
+	if !identical(s, e.h.s) {
+		i = e.l.internNext(&e.h, s)
+	}
+	e.b = appendIndex(e.b, i)
+}
 
 // Strings writes a list of strings; nil and empty read back as nil.
 func (e *Encoder) Strings(list []string) {
-	e.Int(len(list))
-	for _, s := range list {
-		e.String(s)
+	b := binary.AppendVarint(e.b, int64(len(list)))
+	h := &e.h
+	for _, s := range list { // String, inlined
+		i := h.idx
+		if !identical(s, h.s) {
+			i = e.l.internNext(h, s)
+		}
+		b = appendIndex(b, i)
 	}
+	e.b = b
 }
 
 // Partition writes a topic partition.
@@ -103,18 +118,25 @@ func (e *Encoder) Partitions(tps []kafka.TopicPartition) {
 		e.Int(-1)
 		return
 	}
-	e.Int(len(tps))
-	for _, tp := range tps {
-		e.Partition(tp)
+	b := binary.AppendVarint(e.b, int64(len(tps)))
+	h := &e.h
+	for _, tp := range tps { // Partition, inlined
+		i := h.idx
+		if !identical(tp.Topic, h.s) {
+			i = e.l.internNext(h, tp.Topic)
+		}
+		b = binary.AppendVarint(appendIndex(b, i), int64(tp.Partition))
 	}
+	e.b = b
 }
 
 func (e *Encoder) plan(p map[string][]string) {
-	ids := make([]string, 0, len(p))
+	ids := e.ids[:0]
 	for id := range p {
 		ids = append(ids, id)
 	}
-	sort.Strings(ids)
+	slices.Sort(ids)
+	e.ids = ids[:0]
 	e.Int(len(ids))
 	for _, id := range ids {
 		e.String(id)

@@ -124,6 +124,7 @@ func TestLogRoundTrip(t *testing.T) {
 // reused) are still interned by content.
 func TestInternByContent(t *testing.T) {
 	var l Log
+	l.cache = new([cacheSize]cacheEntry)
 	buf := []byte("aaaa")
 	a := string(buf) // a copy
 	i := l.intern(a)
