@@ -129,8 +129,7 @@ func (l *Log) internNext(h *hint, s string) uint32 {
 // the same address; the map answers for the others.
 func (l *Log) intern(s string) uint32 {
 	if l.cache != nil {
-		p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-		c := &l.cache[(p>>3)*0x9E3779B97F4A7C15>>(64-cacheBits)]
+		c := &l.cache[cacheSlot(s)]
 		if identical(c.s, s) {
 			return c.idx
 		}
@@ -159,9 +158,16 @@ func (l *Log) internMap(s string) uint32 {
 		}
 		l.cache = new([cacheSize]cacheEntry)
 	}
-	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	l.cache[(p>>3)*0x9E3779B97F4A7C15>>(64-cacheBits)] = cacheEntry{s, idx}
+	l.cache[cacheSlot(s)] = cacheEntry{s, idx}
 	return idx
+}
+
+// cacheSlot is where the cache keeps s: a multiplicative hash of its
+// address. All of the address counts: short strings are packed together
+// at any byte ("M004-1" and "M005-1" 6 bytes apart), so dropping the low
+// bits would give them the same slot, and they would evict each other.
+func cacheSlot(s string) uint64 {
+	return uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) * 0x9E3779B97F4A7C15 >> (64 - cacheBits)
 }
 
 // field bits of the encoding, in encoding order
