@@ -63,7 +63,7 @@ func Registered() []Registration {
 type Encoder struct {
 	l   *Log
 	b   []byte
-	h   hint     // the last string written
+	h   *hint    // the hint of what is being written (one per kind of payload)
 	ids []string // plan's scratch
 }
 
@@ -84,9 +84,10 @@ func (e *Encoder) Bool(v bool) {
 
 // String writes a string (interned: each distinct string is stored once).
 func (e *Encoder) String(s string) {
-	i := e.h.idx
-	if !identical(s, e.h.s) {
-		i = e.l.internNext(&e.h, s)
+	h := e.h
+	i := h.idx
+	if !identical(s, h.s) {
+		i = e.l.internNext(h, s)
 	}
 	e.b = appendIndex(e.b, i)
 }
@@ -94,7 +95,7 @@ func (e *Encoder) String(s string) {
 // Strings writes a list of strings; nil and empty read back as nil.
 func (e *Encoder) Strings(list []string) {
 	b := binary.AppendVarint(e.b, int64(len(list)))
-	h := &e.h
+	h := e.h
 	for _, s := range list { // String, inlined
 		i := h.idx
 		if !identical(s, h.s) {
@@ -119,7 +120,7 @@ func (e *Encoder) Partitions(tps []kafka.TopicPartition) {
 		return
 	}
 	b := binary.AppendVarint(e.b, int64(len(tps)))
-	h := &e.h
+	h := e.h
 	for _, tp := range tps { // Partition, inlined
 		i := h.idx
 		if !identical(tp.Topic, h.s) {

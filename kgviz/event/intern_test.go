@@ -129,7 +129,7 @@ func TestInternMatchesReference(t *testing.T) {
 		pool := newStringPool(rng)
 		var l Log
 		var ref refStrings
-		l.enc.l = &l
+		l.enc.l, l.enc.h = &l, &hint{}
 		if seed%2 == 0 {
 			l.cache = new([cacheSize]cacheEntry) // as in a log of cacheAfter events or more
 		}

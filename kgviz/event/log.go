@@ -25,6 +25,10 @@ type Log struct {
 	strIdx map[string]uint32
 	cache  *[cacheSize]cacheEntry // nil until the log holds cacheAfter events
 	fields [nStrFields]hint       // the last string of each string field of Event
+	// payHints are the hints of the payloads: by kind, and by message
+	// (payloadHint); a pointer into it stays valid while a payload is
+	// encoded (it grows only before).
+	payHints []hint
 
 	payloads []any   // payloads without an encoding (kept as values)
 	scratch  []byte  // one event's encoding before its payload
@@ -55,14 +59,18 @@ type cacheEntry struct {
 	idx uint32
 }
 
-// hint remembers the last string interned through it and its index. Most
-// strings come in runs: the same member in consecutive events, the same
-// topic in a list of topic partitions, or partitions in the order they were
-// first interned ("t10" right after "t9"), so the next string is often the
-// same one or the one interned right after it.
+// hint remembers the last string interned through it and its index, and
+// which string came after each string the last time. Most strings come in
+// runs or in rounds: the same member in consecutive events, or the members
+// one after the other in the same order, round after round; the same topic
+// all along a list of topic partitions; partitions in the order they were
+// first interned ("t10" right after "t9"). So the next string is most often
+// the same one, the one interned right after it, or the one that followed
+// it last time.
 type hint struct {
-	s   string
-	idx uint32
+	s    string
+	idx  uint32
+	next []uint32 // by string index: the index of the string that followed it
 }
 
 // the string fields of Event, each with its hint
@@ -109,16 +117,32 @@ func identical(a, b string) bool {
 	return unsafe.StringData(a) == unsafe.StringData(b) && len(a) == len(b)
 }
 
+// equal reports whether a and b are equal strings, without comparing the
+// bytes of identical ones. The guesses of internNext compare contents: a
+// string made again (a member's name after a restart) is guessed as well.
+func equal(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
 // internNext returns the index of s in the string table when s is not the
-// string h remembers (callers check that first, inline): it tries the string
-// interned right after h's, then the cache and the map, and remembers s.
+// string h remembers (callers check that first, inline): it tries the
+// string interned right after h's, the one that followed h's last time,
+// then the cache and the map, and remembers s.
 func (l *Log) internNext(h *hint, s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	i := h.idx + 1
-	if int(i) >= len(l.strs) || !identical(l.strs[i], s) {
-		i = l.intern(s)
+	prev := h.idx
+	i := prev + 1
+	if int(i) >= len(l.strs) || !equal(l.strs[i], s) {
+		if int(prev) >= len(h.next) {
+			h.next = append(h.next, make([]uint32, len(l.strs)+1-len(h.next))...)
+		}
+		i = h.next[prev] // 0 (the empty string) if none yet
+		if int(i) >= len(l.strs) || !equal(l.strs[i], s) {
+			i = l.intern(s)
+			h.next[prev] = i
+		}
 	}
 	h.s, h.idx = s, i
 	return i
@@ -215,6 +239,7 @@ const (
 	payPlan      = 4
 	payText      = 5
 	payBodyValue = 6 // a message without an encoding (index into payloads)
+	payKinds     = 7
 )
 
 // Append adds e at the end. Its Tick must not be before the last event's.
@@ -413,13 +438,28 @@ func (l *Log) write(head, body []byte) {
 	l.n++
 }
 
+// payloadHint returns the hint of a kind of payload: a kind of payload
+// below payKinds, or payKinds + 2 × the API key (+ 1 for a response) for a
+// message. Each has its own, as each writes its strings in its own order.
+func (l *Log) payloadHint(k int) *hint {
+	if k >= len(l.payHints) {
+		l.payHints = append(l.payHints, make([]hint, k+1-len(l.payHints))...)
+	}
+	return &l.payHints[k]
+}
+
 // encodePayload encodes a payload into l.enc.b and returns its kind.
 func (l *Log) encodePayload(p any) byte {
-	l.enc.l, l.enc.b = l, l.enc.b[:0]
+	l.enc.l, l.enc.b, l.enc.h = l, l.enc.b[:0], l.payloadHint(0)
 	kind := byte(payValue)
 	switch v := p.(type) {
 	case Encodable:
 		kind = payBody
+		k := 2 * int(v.Key())
+		if v.IsResponse() {
+			k++
+		}
+		l.enc.h = l.payloadHint(payKinds + k)
 		l.enc.Int(int(v.Key()))
 		l.enc.Bool(v.IsResponse())
 		v.Encode(&l.enc)
@@ -429,9 +469,11 @@ func (l *Log) encodePayload(p any) byte {
 		l.payloads = append(l.payloads, v)
 	case []string:
 		kind = payStrings
+		l.enc.h = l.payloadHint(payStrings)
 		l.enc.Strings(v)
 	case *Plan:
 		kind = payPlan
+		l.enc.h = l.payloadHint(payPlan)
 		l.enc.plan(v.Target)
 		l.enc.Strings(v.Withheld)
 		l.enc.Strings(v.Unassigned)
