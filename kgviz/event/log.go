@@ -65,8 +65,8 @@ type cacheEntry struct {
 // one after the other in the same order, round after round; the same topic
 // all along a list of topic partitions; partitions in the order they were
 // first interned ("t10" right after "t9"). So the next string is most often
-// the same one, the one interned right after it, or the one that followed
-// it last time.
+// the same one, the one that followed it last time, or the one interned
+// right after it.
 type hint struct {
 	s    string
 	idx  uint32
@@ -126,23 +126,23 @@ func equal(a, b string) bool {
 
 // internNext returns the index of s in the string table when s is not the
 // string h remembers (callers check that first, inline): it tries the
-// string interned right after h's, the one that followed h's last time,
+// string that followed h's last time, the one interned right after h's,
 // then the cache and the map, and remembers s.
 func (l *Log) internNext(h *hint, s string) uint32 {
 	if s == "" {
 		return 0
 	}
 	prev := h.idx
-	i := prev + 1
+	if int(prev) >= len(h.next) {
+		h.next = append(h.next, make([]uint32, len(l.strs)+1-len(h.next))...)
+	}
+	i := h.next[prev] // 0 (the empty string) if none yet
 	if int(i) >= len(l.strs) || !equal(l.strs[i], s) {
-		if int(prev) >= len(h.next) {
-			h.next = append(h.next, make([]uint32, len(l.strs)+1-len(h.next))...)
-		}
-		i = h.next[prev] // 0 (the empty string) if none yet
+		i = prev + 1
 		if int(i) >= len(l.strs) || !equal(l.strs[i], s) {
 			i = l.intern(s)
-			h.next[prev] = i
 		}
+		h.next[prev] = i
 	}
 	h.s, h.idx = s, i
 	return i
