@@ -64,7 +64,7 @@ type Encoder struct {
 	l   *Log
 	b   []byte
 	h   *hint    // the hint of what is being written (one per kind of payload)
-	ids []string // plan's scratch
+	ids []string // the member ids of the last plan, sorted
 }
 
 // Int writes an integer.
@@ -131,13 +131,19 @@ func (e *Encoder) Partitions(tps []kafka.TopicPartition) {
 	e.b = b
 }
 
+// plan writes a plan, its member ids sorted. A plan's Sent has the same
+// member ids as its Target, and the next plan often too: the ids sorted
+// for the last plan are used again if they are the ids of this one.
 func (e *Encoder) plan(p map[string][]string) {
-	ids := e.ids[:0]
-	for id := range p {
-		ids = append(ids, id)
+	ids := e.ids
+	if !keysAre(p, ids) {
+		ids = ids[:0]
+		for id := range p {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		e.ids = ids
 	}
-	slices.Sort(ids)
-	e.ids = ids[:0]
 	e.Int(len(ids))
 	for _, id := range ids {
 		e.String(id)
@@ -264,4 +270,18 @@ func (e Event) load() any {
 		return d.l.payloads[d.Int()]
 	}
 	return nil
+}
+
+// keysAre reports whether the keys of p are the strings of ids (which are
+// distinct).
+func keysAre(p map[string][]string, ids []string) bool {
+	if len(p) != len(ids) {
+		return false
+	}
+	for _, id := range ids {
+		if _, ok := p[id]; !ok {
+			return false
+		}
+	}
+	return true
 }

@@ -432,7 +432,15 @@ func pooledEvent(rng *rand.Rand, pool *stringPool, tick int) Event {
 			}
 			id := pool.pick()
 			target[id] = pool.run(rng.IntN(8))
-			sent[id] = pool.run(rng.IntN(8))
+			if rng.IntN(6) > 0 { // mostly the same members in both
+				sent[id] = pool.run(rng.IntN(8))
+			}
+			if rng.IntN(6) == 0 {
+				sent[pool.pick()] = pool.run(rng.IntN(8))
+			}
+		}
+		if len(sent) == 0 {
+			sent = nil
 		}
 		e = e.WithPlan(&Plan{Target: target, Withheld: pool.run(rng.IntN(3)), Unassigned: pool.run(rng.IntN(3)), Sent: sent})
 	case 3:
