@@ -9,8 +9,17 @@ import (
 // dirtyOffsets lists positions not yet committed, for the given partitions.
 func (p *member) dirtyOffsets(tps []TopicPartition) []broker.PartitionOffset {
 	var out []broker.PartitionOffset
-	for _, tp := range tps {
-		i := p.w.index(tp)
+	var idx []int32 // tps's indices, when tps is owned
+	if len(tps) > 0 && len(tps) == len(p.owned) && &tps[0] == &p.owned[0] {
+		idx = p.ownedIdx
+	}
+	for k, tp := range tps {
+		var i int32
+		if idx != nil {
+			i = idx[k]
+		} else {
+			i = p.w.index(tp)
+		}
 		pos, ok := p.positions[i]
 		if !ok {
 			continue
