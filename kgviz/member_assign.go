@@ -137,7 +137,7 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 		}
 	}
 	for i, tp := range w.inputTPs {
-		if subscribed[tp.Topic] && !given[i] {
+		if !given[i] && subscribed[tp.Topic] {
 			unassigned = append(unassigned, tp)
 		}
 	}
