@@ -89,10 +89,12 @@ func (w *World) refreshPauses() {
 	}
 	t.stamp++
 	cand := t.cand[:0]
+	lo, hi := int32(len(t.seen)), int32(-1) // the candidates' range
 	add := func(i int32) {
 		if t.seen[i] != t.stamp {
 			t.seen[i] = t.stamp
 			cand = append(cand, i)
+			lo, hi = min(lo, i), max(hi, i)
 		}
 	}
 	for _, p := range changed {
@@ -107,7 +109,7 @@ func (w *World) refreshPauses() {
 			}
 		}
 	}
-	slices.Sort(cand)
+	cand = sortStamped(cand, t.seen, t.stamp, lo, hi)
 	slices.SortFunc(changed, func(a, b *member) int { return cmp.Compare(a.seq, b.seq) })
 	for _, p := range changed { // what the changed processes consume now
 		if !p.consuming() {
@@ -151,6 +153,24 @@ func (w *World) refreshPauses() {
 	t.cand, t.pausedCh, t.resumedCh = cand, pausedCh, resumedCh
 	w.recordPauses(event.EvPaused, pausedCh)
 	w.recordPauses(event.EvResumed, resumedCh)
+}
+
+// sortStamped sorts cand, distinct partition indices within [lo, hi] that
+// are exactly those of seen stamped stamp there. When they fill much of
+// their range (a rebalance's assignments: every partition, or a member's
+// range), collecting them by a scan of the stamps is cheaper than sorting.
+func sortStamped(cand []int32, seen []uint32, stamp uint32, lo, hi int32) []int32 {
+	if len(cand) < 16 || int(hi-lo)+1 > 4*len(cand) {
+		slices.Sort(cand)
+		return cand
+	}
+	cand = cand[:0]
+	for i, s := range seen[lo : hi+1] {
+		if s == stamp {
+			cand = append(cand, lo+int32(i))
+		}
+	}
+	return cand
 }
 
 func removeIndex(list []int32, i int32) []int32 {

@@ -3,6 +3,7 @@ package kgviz
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 	"testing"
 
@@ -228,4 +229,38 @@ func TestRefreshPausesOverlapMatchesReference(t *testing.T) {
 		require.Equal(t, eventLines(b, 0), eventLines(a, 0), "seed %d", seed)
 	}
 	require.Greater(t, overlaps, 50)
+}
+
+// TestSortStampedMatchesSort: sortStamped gives the sorted candidates,
+// whether it scans the stamps or sorts, over random sets dense and sparse,
+// small and large, with stale stamps around them.
+func TestSortStampedMatchesSort(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 8))
+	seen := make([]uint32, 3000)
+	stamp := uint32(0)
+	for i := range 3000 {
+		stamp++
+		for range rng.IntN(50) { // stale stamps
+			seen[rng.IntN(len(seen))] = stamp - 1
+		}
+		n := rng.IntN(40)
+		if rng.IntN(3) == 0 {
+			n = rng.IntN(3000)
+		}
+		span := max(1, n+rng.IntN(5*n+1))
+		base := rng.IntN(len(seen) - min(span, len(seen)) + 1)
+		var cand []int32
+		lo, hi := int32(len(seen)), int32(-1)
+		for range n {
+			x := int32(base + rng.IntN(min(span, len(seen))))
+			if seen[x] != stamp {
+				seen[x] = stamp
+				cand = append(cand, x)
+				lo, hi = min(lo, x), max(hi, x)
+			}
+		}
+		want := slices.Clone(cand)
+		slices.Sort(want)
+		require.Equal(t, want, sortStamped(cand, seen, stamp, lo, hi), "case %d", i)
+	}
 }
