@@ -50,8 +50,8 @@ type member struct {
 	// By input partition index (World.index): where the application reads,
 	// what it knows is committed, each partition's end as the last fetch saw it.
 	positions       map[int32]int
-	committedPos    map[int32]int
-	logEnd          map[int32]int
+	committedPos    offsetTable
+	logEnd          offsetTable
 	rotation        int
 	lastPoll        int
 	lastAuto        int
@@ -99,7 +99,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	}
 	w.nextConn++
 	p := &member{w: w, name: name, incarnation: inc, conn: w.nextConn, cfg: cfg, lifecycle: LifecycleStarting,
-		positions: map[int32]int{}, committedPos: map[int32]int{}, logEnd: map[int32]int{}, lastProcessed: map[int32]int{},
+		positions: map[int32]int{}, committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
 		lastPoll: w.now(), lastAuto: w.now(), idleVer: -1, readyVer: -1, seq: len(w.procs)}
 	p.protocol = memberProtocol(cfg.assignors)
 	if p.consumerProtocol() {

@@ -24,7 +24,7 @@ func (p *member) dirtyOffsets(tps []TopicPartition) []broker.PartitionOffset {
 		if !ok {
 			continue
 		}
-		if c, ok := p.committedPos[i]; ok && c == pos {
+		if c, ok := p.committedPos.get(i); ok && c == pos {
 			continue
 		}
 		out = append(out, broker.PartitionOffset{Partition: tp, Offset: pos})
@@ -120,7 +120,7 @@ func (p *member) commitThenRevoke(owed, revoked []TopicPartition, settled bool) 
 func (p *member) onOffsetCommitResponse(m *broker.OffsetCommitResponse) {
 	if m.ErrorCode == kafka.NONE {
 		for _, po := range m.Offsets {
-			p.committedPos[p.w.index(po.Partition)] = po.Offset
+			p.committedPos.put(p.w.index(po.Partition), po.Offset)
 		}
 	}
 	switch p.phase {
@@ -150,7 +150,7 @@ func (p *member) onOffsetCommitResponse(m *broker.OffsetCommitResponse) {
 		// the offsets this commit owed are settled either way, so the
 		// revocation goes on (and does not commit them again)
 		for _, po := range m.Offsets {
-			p.committedPos[p.w.index(po.Partition)] = po.Offset
+			p.committedPos.put(p.w.index(po.Partition), po.Offset)
 		}
 		p.revokeSettled = true
 		p.phase = PhasePoll

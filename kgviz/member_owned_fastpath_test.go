@@ -226,3 +226,27 @@ func eventLines(w *World, from int) []string {
 	}
 	return out
 }
+
+// TestOffsetTableMatchesMap: an offsetTable answers as the map[int32]int it
+// replaces over random puts and gets, index -1 (not an input partition)
+// included, before and after its first put.
+func TestOffsetTableMatchesMap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(12, 34))
+	for c := range 200 {
+		n := 1 + rng.IntN(50)
+		table, ref := newOffsetTable(n), map[int32]int{}
+		for op := range 200 {
+			i := int32(rng.IntN(n+1)) - 1
+			if rng.IntN(3) == 0 {
+				off := rng.IntN(7) - 1
+				table.put(i, off)
+				ref[i] = off
+				continue
+			}
+			want, wantOK := ref[i]
+			got, gotOK := table.get(i)
+			require.Equal(t, wantOK, gotOK, "case %d op %d: partition %d", c, op, i)
+			require.Equal(t, want, got, "case %d op %d: partition %d", c, op, i)
+		}
+	}
+}

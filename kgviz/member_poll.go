@@ -140,7 +140,7 @@ func (p *member) pollFetch() {
 	data := false
 	for k, tp := range p.owned {
 		i := p.ownedIdx[k]
-		end, known := p.logEnd[i]
+		end, known := p.logEnd.get(i)
 		if !known || p.positions[i] < end {
 			data = true
 		}
@@ -209,7 +209,7 @@ func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {
 		if off < 0 {
 			off = 0 // auto.offset.reset=earliest
 		}
-		p.committedPos[i] = off // nothing to commit until the position moves
+		p.committedPos.put(i, off) // nothing to commit until the position moves
 		p.positions[i] = off
 	}
 	p.touch()
@@ -222,7 +222,7 @@ func (p *member) onFetchResponse(m *broker.FetchResponse) {
 		return
 	}
 	for _, hw := range m.HighWatermarks {
-		p.logEnd[p.w.index(hw.Partition)] = hw.Offset
+		p.logEnd.put(p.w.index(hw.Partition), hw.Offset)
 	}
 	p.rotation = m.Next
 	owned := p.markOwned()
@@ -295,4 +295,43 @@ func (m *partitionMarks) has(i int32, tp TopicPartition) bool {
 		return slices.Contains(m.p.owned, tp)
 	}
 	return m.stamp[i] == m.cur
+}
+
+// offsetTable is an offset per input partition index (World.index), as a
+// map[int32]int would keep it, index -1 (any partition that is not an input
+// partition) included: by index in slices allocated at the first put, which
+// a process that reads a few partitions of many, over many rebalances,
+// finds faster than a map grown to all of them.
+type offsetTable struct {
+	n     int    // the input partitions
+	off   []int  // by index
+	known []bool // by index: off holds an offset
+	// index -1
+	other      int
+	otherKnown bool
+}
+
+func newOffsetTable(n int) offsetTable { return offsetTable{n: n} }
+
+// get returns the offset of partition i, and whether there is one.
+func (t *offsetTable) get(i int32) (int, bool) {
+	if i < 0 {
+		return t.other, t.otherKnown
+	}
+	if t.off == nil {
+		return 0, false
+	}
+	return t.off[i], t.known[i]
+}
+
+// put sets the offset of partition i.
+func (t *offsetTable) put(i int32, off int) {
+	if i < 0 {
+		t.other, t.otherKnown = off, true
+		return
+	}
+	if t.off == nil {
+		t.off, t.known = make([]int, t.n), make([]bool, t.n)
+	}
+	t.off[i], t.known[i] = off, true
 }
