@@ -2,7 +2,7 @@ package kgviz
 
 import (
 	"fmt"
-	"sort"
+	"slices"
 	"strings"
 )
 
@@ -96,22 +96,23 @@ func NewAssignor(name string, protocol RebalanceProtocol, fn AssignFunc) Assigno
 // in SyncGroup: every partition at most once, only known members, only
 // partitions of subscribed topics that exist.
 func validatePlan(a Assignor, members []MemberSubscription, topics map[string]int, plan map[string][]TopicPartition) error {
-	known := make(map[string]MemberSubscription, len(members))
-	for _, m := range members {
-		known[m.MemberID] = m
+	known := make(map[string]int, len(members)) // member id → its last entry in members
+	for i, m := range members {
+		known[m.MemberID] = i
 	}
 	ids := make([]string, 0, len(plan))
 	for id := range plan {
 		ids = append(ids, id)
 	}
-	sort.Strings(ids)
-	owner := make(map[string][]string, len(topics)) // by topic, by partition ("" if none)
-	for _, id := range ids {
-		m, ok := known[id]
+	slices.Sort(ids)
+	owner := make(map[string][]int32, len(topics)) // by topic, by partition: 1 + the owner's position in ids (0 if none)
+	for k, id := range ids {
+		i, ok := known[id]
 		if !ok {
 			return fmt.Errorf("assignor %q assigned partitions to unknown member %q", a.Name(), id)
 		}
-		lastTopic, lastOK, lastOwners := "", false, []string(nil)
+		m := &members[i]
+		lastTopic, lastOK, lastOwners := "", false, []int32(nil)
 		for _, tp := range plan[id] {
 			if tp.Topic != lastTopic || lastOwners == nil {
 				n, ok := topics[tp.Topic]
@@ -125,7 +126,7 @@ func validatePlan(a Assignor, members []MemberSubscription, topics map[string]in
 					}
 				}
 				if lastOwners = owner[tp.Topic]; lastOwners == nil {
-					lastOwners = make([]string, n)
+					lastOwners = make([]int32, n)
 					owner[tp.Topic] = lastOwners
 				}
 			}
@@ -135,10 +136,10 @@ func validatePlan(a Assignor, members []MemberSubscription, topics map[string]in
 			if !lastOK {
 				return fmt.Errorf("assignor %q assigned %s to %q, which is not subscribed to %q", a.Name(), tp, id, tp.Topic)
 			}
-			if prev := lastOwners[tp.Partition]; prev != "" {
-				return fmt.Errorf("assignor %q assigned %s to both %q and %q", a.Name(), tp, prev, id)
+			if prev := lastOwners[tp.Partition]; prev != 0 {
+				return fmt.Errorf("assignor %q assigned %s to both %q and %q", a.Name(), tp, ids[prev-1], id)
 			}
-			lastOwners[tp.Partition] = id
+			lastOwners[tp.Partition] = int32(k + 1)
 		}
 	}
 	return nil

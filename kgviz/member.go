@@ -41,11 +41,17 @@ type member struct {
 	protocol RebalanceProtocol // the member's rebalance protocol, fixed for the process
 	owned    []TopicPartition  // partitions the application owns
 	ownedGen int               // the generation they were assigned in
+	// By owned's position (syncOwned keeps them with it): each owned
+	// partition's input partition index (World.index, -1 for another
+	// partition) and short name. ownedShort is a fresh slice whenever owned
+	// changes, never written after, so events may carry it.
+	ownedIdx   []int32
+	ownedShort []string
 	// By input partition index (World.index): where the application reads,
 	// what it knows is committed, each partition's end as the last fetch saw it.
 	positions       map[int32]int
-	committedPos    map[int32]int
-	logEnd          map[int32]int
+	committedPos    offsetTable
+	logEnd          offsetTable
 	rotation        int
 	lastPoll        int
 	lastAuto        int
@@ -93,7 +99,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	}
 	w.nextConn++
 	p := &member{w: w, name: name, incarnation: inc, conn: w.nextConn, cfg: cfg, lifecycle: LifecycleStarting,
-		positions: map[int32]int{}, committedPos: map[int32]int{}, logEnd: map[int32]int{}, lastProcessed: map[int32]int{},
+		positions: map[int32]int{}, committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
 		lastPoll: w.now(), lastAuto: w.now(), idleVer: -1, readyVer: -1, seq: len(w.procs)}
 	p.protocol = memberProtocol(cfg.assignors)
 	if p.consumerProtocol() {
@@ -161,6 +167,25 @@ func (p *member) setActivity(a event.Activity, rec string) {
 	p.event(event.Event{Type: event.EvActivity, Activity: a, Record: rec, Generation: p.group.generation})
 }
 
+// syncOwned brings ownedIdx and ownedShort up to date after owned changed.
+func (p *member) syncOwned() {
+	w := p.w
+	p.ownedIdx = p.ownedIdx[:0]
+	p.ownedShort = nil
+	if len(p.owned) > 0 {
+		p.ownedShort = make([]string, len(p.owned))
+	}
+	for k, tp := range p.owned {
+		i := w.index(tp)
+		p.ownedIdx = append(p.ownedIdx, i)
+		if i >= 0 {
+			p.ownedShort[k] = w.shortBy[i]
+		} else {
+			p.ownedShort[k] = tp.String()
+		}
+	}
+}
+
 // touch records that the process's partitions, positions or state changed.
 func (p *member) touch() {
 	p.ver++
@@ -187,8 +212,8 @@ func (p *member) consuming() bool {
 func (p *member) ready() bool {
 	if p.readyVer != p.ver {
 		p.readyVer, p.readyVal = p.ver, true
-		for _, tp := range p.owned {
-			if _, ok := p.positions[p.w.index(tp)]; !ok {
+		for _, i := range p.ownedIdx {
+			if _, ok := p.positions[i]; !ok {
 				p.readyVal = false
 				break
 			}

@@ -31,7 +31,8 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 	owned := map[TopicPartition]string{} // partitions cooperative members still own
 	for i, m := range resp.Members {
 		md := m.Metadata
-		sub := MemberSubscription{MemberID: m.MemberID, InstanceID: m.GroupInstanceID, Topics: append([]string(nil), md.Topics...),
+		// members only reads the subscriptions (in, the assignor's input, has its own copies).
+		sub := MemberSubscription{MemberID: m.MemberID, InstanceID: m.GroupInstanceID, Topics: md.Topics,
 			Generation: md.OwnedGenerationID, JoinGeneration: md.GenerationID}
 		// What a member owned: its OwnedPartitions (a cooperative member's,
 		// KIP-429); for an eager assignor, without them, the previous
@@ -39,9 +40,9 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 		// it). A cooperative assignor never reads the user data: an eager
 		// member revoked everything before it joined, so it owns nothing
 		// (mid-way through a rolling switch to cooperative-sticky).
-		sub.Owned = append([]TopicPartition(nil), md.OwnedPartitions...)
+		sub.Owned = md.OwnedPartitions
 		if len(sub.Owned) == 0 && a.Protocol() == Eager {
-			sub.Owned = append([]TopicPartition(nil), md.UserData...)
+			sub.Owned = md.UserData
 		}
 		for _, tp := range md.OwnedPartitions {
 			owned[tp] = m.MemberID
@@ -82,62 +83,12 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 	if err := validatePlan(a, members, topics, plan); err != nil {
 		return nil, err
 	}
-	target := make(map[string][]TopicPartition, len(members))
-	given := make([]bool, len(w.inputTPs)) // by input partition index (the plan holds input partitions only)
-	for _, m := range members {
-		target[m.MemberID] = append([]TopicPartition(nil), plan[m.MemberID]...)
-		SortPartitions(target[m.MemberID])
-		for _, tp := range target[m.MemberID] {
-			if i := w.index(tp); i >= 0 {
-				given[i] = true
-			}
-		}
-	}
-	// Partitions of subscribed topics nobody got.
-	subscribed := map[string]bool{}
-	for _, m := range members {
-		for _, t := range m.Topics {
-			subscribed[t] = true
-		}
-	}
-	var unassigned []TopicPartition
-	for i, tp := range w.inputTPs {
-		if subscribed[tp.Topic] && !given[i] {
-			unassigned = append(unassigned, tp)
-		}
-	}
-	sent := make(map[string][]TopicPartition, len(members))
-	var withheld []TopicPartition
 	var withheldByAssignor map[TopicPartition]bool
 	if report != nil && a.Protocol() == Cooperative {
 		withheldByAssignor = report.withheldSet()
 	}
-	for _, m := range members {
-		kept := target[m.MemberID][:0:0]
-		for _, tp := range target[m.MemberID] {
-			if withheldByAssignor != nil {
-				if withheldByAssignor[tp] {
-					withheld = append(withheld, tp)
-					continue
-				}
-			} else if o, ok := owned[tp]; ok && o != m.MemberID {
-				withheld = append(withheld, tp)
-				continue
-			}
-			kept = append(kept, tp)
-		}
-		sent[m.MemberID] = kept
-	}
-	SortPartitions(withheld)
-	shortPlan := func(pl map[string][]TopicPartition) map[string][]string {
-		out := make(map[string][]string, len(pl))
-		for id, tps := range pl {
-			out[id] = w.shortNames(tps)
-		}
-		return out
-	}
-	p.event(event.Event{Type: event.EvAssignorRun, Generation: resp.GenerationID, Assignor: a.Name()}.WithPlan(&event.Plan{
-		Target: shortPlan(target), Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: shortPlan(sent)}))
+	sent, shown, unassigned := w.leaderPlan(members, plan, owned, withheldByAssignor)
+	p.event(event.Event{Type: event.EvAssignorRun, Generation: resp.GenerationID, Assignor: a.Name()}.WithPlan(shown))
 	switch {
 	case nilPlan:
 		p.event(event.Event{Type: event.EvAssignmentIncomplete, Generation: resp.GenerationID, Assignor: a.Name(),
@@ -151,4 +102,78 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 		assignments = append(assignments, broker.SyncGroupAssignment{MemberID: m.MemberID, Assignment: sent[m.MemberID]})
 	}
 	return assignments, nil
+}
+
+// leaderPlan is what the leader makes of a valid plan: each member's target
+// (its plan, sorted), the partitions of subscribed topics nobody got, and
+// what it sends each member: its target less what is withheld, the
+// partitions the assignor says it withheld (withheldByAssignor, a reporting
+// cooperative assignor) or else the partitions another member still owns
+// (owned). shown is the plan event's content, by short names.
+func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, owned map[TopicPartition]string,
+	withheldByAssignor map[TopicPartition]bool) (sent map[string][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
+	target := make(map[string][]TopicPartition, len(members))
+	targetShort := make(map[string][]string, len(members)) // target's short names
+	given := make([]bool, len(w.inputTPs))                 // by input partition index (the plan holds input partitions only)
+	for _, m := range members {
+		tps := append([]TopicPartition(nil), plan[m.MemberID]...)
+		SortPartitions(tps)
+		names := make([]string, len(tps))
+		for k, tp := range tps {
+			if i := w.index(tp); i >= 0 {
+				given[i] = true
+				names[k] = w.shortBy[i]
+			} else {
+				names[k] = tp.String()
+			}
+		}
+		target[m.MemberID], targetShort[m.MemberID] = tps, names
+	}
+	// Partitions of subscribed topics nobody got.
+	subscribed := map[string]bool{}
+	for _, m := range members {
+		for _, t := range m.Topics {
+			subscribed[t] = true
+		}
+	}
+	for i, tp := range w.inputTPs {
+		if !given[i] && subscribed[tp.Topic] {
+			unassigned = append(unassigned, tp)
+		}
+	}
+	sent = make(map[string][]TopicPartition, len(members))
+	sentShort := make(map[string][]string, len(members)) // sent's short names
+	var withheld []TopicPartition
+	isWithheld := func(id string, tp TopicPartition) bool {
+		if withheldByAssignor != nil {
+			return withheldByAssignor[tp]
+		}
+		o, ok := owned[tp]
+		return ok && o != id
+	}
+	for _, m := range members {
+		tps := target[m.MemberID]
+		all := true // nothing of the target is withheld: it is sent as it is, names too
+		for _, tp := range tps {
+			if isWithheld(m.MemberID, tp) {
+				all = false
+				break
+			}
+		}
+		if all {
+			sent[m.MemberID], sentShort[m.MemberID] = tps, targetShort[m.MemberID]
+			continue
+		}
+		kept := tps[:0:0]
+		for _, tp := range tps {
+			if isWithheld(m.MemberID, tp) {
+				withheld = append(withheld, tp)
+				continue
+			}
+			kept = append(kept, tp)
+		}
+		sent[m.MemberID], sentShort[m.MemberID] = kept, w.shortNames(kept)
+	}
+	SortPartitions(withheld)
+	return sent, &event.Plan{Target: targetShort, Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: sentShort}, unassigned
 }

@@ -9,13 +9,22 @@ import (
 // dirtyOffsets lists positions not yet committed, for the given partitions.
 func (p *member) dirtyOffsets(tps []TopicPartition) []broker.PartitionOffset {
 	var out []broker.PartitionOffset
-	for _, tp := range tps {
-		i := p.w.index(tp)
+	var idx []int32 // tps's indices, when tps is owned
+	if len(tps) > 0 && len(tps) == len(p.owned) && &tps[0] == &p.owned[0] {
+		idx = p.ownedIdx
+	}
+	for k, tp := range tps {
+		var i int32
+		if idx != nil {
+			i = idx[k]
+		} else {
+			i = p.w.index(tp)
+		}
 		pos, ok := p.positions[i]
 		if !ok {
 			continue
 		}
-		if c, ok := p.committedPos[i]; ok && c == pos {
+		if c, ok := p.committedPos.get(i); ok && c == pos {
 			continue
 		}
 		out = append(out, broker.PartitionOffset{Partition: tp, Offset: pos})
@@ -111,7 +120,7 @@ func (p *member) commitThenRevoke(owed, revoked []TopicPartition, settled bool) 
 func (p *member) onOffsetCommitResponse(m *broker.OffsetCommitResponse) {
 	if m.ErrorCode == kafka.NONE {
 		for _, po := range m.Offsets {
-			p.committedPos[p.w.index(po.Partition)] = po.Offset
+			p.committedPos.put(p.w.index(po.Partition), po.Offset)
 		}
 	}
 	switch p.phase {
@@ -141,7 +150,7 @@ func (p *member) onOffsetCommitResponse(m *broker.OffsetCommitResponse) {
 		// the offsets this commit owed are settled either way, so the
 		// revocation goes on (and does not commit them again)
 		for _, po := range m.Offsets {
-			p.committedPos[p.w.index(po.Partition)] = po.Offset
+			p.committedPos.put(p.w.index(po.Partition), po.Offset)
 		}
 		p.revokeSettled = true
 		p.phase = PhasePoll

@@ -359,7 +359,7 @@ func (p *member) cgReleaseLost() {
 	c := &p.cg
 	c.lost = false
 	if len(p.owned) > 0 {
-		p.revoke(append([]TopicPartition(nil), p.owned...), event.ReasonLost)
+		p.revokeAll(event.ReasonLost)
 	}
 	c.current, c.currentLocal = nil, -1
 	p.group.assigned = false
@@ -392,6 +392,7 @@ func (p *member) cgReconcile(settled bool) bool {
 	p.revoke(revoked, event.ReasonReconcileRevoke)
 	p.owned = append(p.owned, added...)
 	SortPartitions(p.owned)
+	p.syncOwned()
 	if len(added) > 0 {
 		p.event(event.Event{Type: event.EvAssigned, Generation: c.epoch}.WithPartitions(p.w.shortNames(added)))
 	}
@@ -476,7 +477,7 @@ func (p *member) cgClose() bool {
 		if !c.state.inGroup() || c.lost {
 			why = event.ReasonLost
 		}
-		p.revoke(append([]TopicPartition(nil), p.owned...), why)
+		p.revokeAll(why)
 	}
 	c.state = ConsumerPrepareLeaving
 	p.cgLeave()

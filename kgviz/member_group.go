@@ -332,16 +332,7 @@ func (p *member) wake() {
 // ConsumerGroupMetadata. It returns false when it had to wait for a commit first.
 func (p *member) applyAssignment(settled bool) bool {
 	g := &p.group
-	target := make(map[TopicPartition]bool, len(g.pending))
-	for _, tp := range g.pending {
-		target[tp] = true
-	}
-	var revoked []TopicPartition
-	for _, tp := range p.owned {
-		if !target[tp] {
-			revoked = append(revoked, tp)
-		}
-	}
+	revoked, added := assignmentDiff(g.pending, p.owned)
 	if len(revoked) > 0 && p.commitThenRevoke(revoked, revoked, settled) {
 		return false
 	}
@@ -351,20 +342,16 @@ func (p *member) applyAssignment(settled bool) bool {
 	g.havePending = false
 	g.appMemberID, g.appGeneration, g.assigned = g.memberID, g.generation, true
 	p.revoke(revoked, event.ReasonCooperativeRevoke)
-	have := make(map[TopicPartition]bool, len(p.owned))
-	for _, tp := range p.owned {
-		have[tp] = true
-	}
-	var added []TopicPartition
-	for _, tp := range g.pending {
-		if !have[tp] {
-			added = append(added, tp)
-		}
-	}
+	fresh := len(p.owned) == 0
 	p.owned = append(p.owned, added...)
 	SortPartitions(p.owned)
+	p.syncOwned()
 	if len(added) > 0 {
-		p.event(event.Event{Type: event.EvAssigned, Generation: g.generation}.WithPartitions(p.w.shortNames(added)))
+		names := p.ownedShort // added is the whole assignment, sorted as pending is
+		if !fresh {
+			names = p.w.shortNames(added)
+		}
+		p.event(event.Event{Type: event.EvAssigned, Generation: g.generation}.WithPartitions(names))
 	}
 	p.ownedGen = g.generation
 	if len(revoked) > 0 && p.protocol == Cooperative {
@@ -372,6 +359,19 @@ func (p *member) applyAssignment(settled bool) bool {
 	}
 	p.touch()
 	return true
+}
+
+// assignmentDiff returns what applyAssignment revokes (the owned partitions
+// the assignment lacks, in owned's order) and adds (the assignment's
+// partitions owned lacks, in the assignment's order: what owned still holds
+// after the revocation is what it shares with the assignment). When nothing
+// is owned (an eager member revoked everything before it joined), added is
+// the assignment itself, not a copy: the caller only reads it.
+func assignmentDiff(pending, owned []TopicPartition) (revoked, added []TopicPartition) {
+	if len(owned) == 0 {
+		return nil, pending
+	}
+	return reconcileDiff(pending, owned)
 }
 
 // revoke gives partitions up (onPartitionsRevoked, or onPartitionsLost).
@@ -394,6 +394,24 @@ func (p *member) revoke(tps []TopicPartition, why event.Reason) {
 		}
 	}
 	p.owned = kept
+	p.syncOwned()
+	p.touch()
+}
+
+// revokeAll is revoke of everything the application owns, by its indices
+// and short names.
+func (p *member) revokeAll(why event.Reason) {
+	if len(p.owned) == 0 {
+		return
+	}
+	p.setActivity(event.ActivityRevoking, "")
+	for _, i := range p.ownedIdx {
+		delete(p.positions, i)
+		delete(p.lastProcessed, i)
+	}
+	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.ownedShort))
+	p.owned = p.owned[:0:0]
+	p.syncOwned()
 	p.touch()
 }
 
@@ -441,7 +459,7 @@ func (p *member) classicClose() bool {
 		}
 	}
 	if len(p.owned) > 0 {
-		p.revoke(append([]TopicPartition(nil), p.owned...), event.ReasonClose)
+		p.revokeAll(event.ReasonClose)
 	}
 	if p.cfg.instanceID == "" && g.memberID != "" {
 		p.request(&broker.LeaveGroupRequest{GroupID: GroupID,

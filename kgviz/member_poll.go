@@ -1,6 +1,8 @@
 package kgviz
 
 import (
+	"slices"
+
 	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
@@ -52,7 +54,7 @@ func (p *member) classicPoll(settled bool) bool {
 		case g.lost:
 			g.lost = false
 			if len(p.owned) > 0 {
-				p.revoke(append([]TopicPartition(nil), p.owned...), event.ReasonLost)
+				p.revokeAll(event.ReasonLost)
 			}
 			g.assigned = false
 		case p.protocol == Eager && len(p.owned) > 0:
@@ -63,7 +65,7 @@ func (p *member) classicPoll(settled bool) bool {
 			if p.w.err != nil {
 				return false
 			}
-			p.revoke(append([]TopicPartition(nil), p.owned...), event.ReasonEagerRevoke)
+			p.revokeAll(event.ReasonEagerRevoke)
 		case p.protocol == Cooperative && p.cfg.commit == AutoCommit:
 			if p.commitThenRevoke(p.owned, nil, settled) {
 				return false
@@ -112,13 +114,19 @@ func (p *member) pollFetch() {
 			}
 		}
 	}
-	var missing []TopicPartition
-	for _, tp := range p.owned {
-		if _, ok := p.positions[p.w.index(tp)]; !ok {
-			missing = append(missing, tp)
+	n := 0 // partitions without a position
+	for _, i := range p.ownedIdx {
+		if _, ok := p.positions[i]; !ok {
+			n++
 		}
 	}
-	if len(missing) > 0 {
+	if n > 0 {
+		missing := make([]TopicPartition, 0, n)
+		for k, i := range p.ownedIdx {
+			if _, ok := p.positions[i]; !ok {
+				missing = append(missing, p.owned[k])
+			}
+		}
 		req := &broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
 		if p.consumerProtocol() && p.cg.commitEpoch > 0 {
 			req.MemberID, req.MemberEpoch = g.memberID, p.cg.commitEpoch // OffsetFetch v9: the member names itself
@@ -130,9 +138,9 @@ func (p *member) pollFetch() {
 	}
 	want := make([]broker.FetchPartition, 0, len(p.owned))
 	data := false
-	for _, tp := range p.owned {
-		i := p.w.index(tp)
-		end, known := p.logEnd[i]
+	for k, tp := range p.owned {
+		i := p.ownedIdx[k]
+		end, known := p.logEnd.get(i)
 		if !known || p.positions[i] < end {
 			data = true
 		}
@@ -191,20 +199,17 @@ func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {
 		p.phase = PhasePoll
 		return
 	}
-	owned := make(map[TopicPartition]bool, len(p.owned))
-	for _, tp := range p.owned {
-		owned[tp] = true
-	}
+	owned := p.markOwned()
 	for _, po := range m.Offsets {
-		if !owned[po.Partition] {
+		i := p.w.index(po.Partition)
+		if !owned.has(i, po.Partition) {
 			continue
 		}
 		off := po.Offset
 		if off < 0 {
 			off = 0 // auto.offset.reset=earliest
 		}
-		i := p.w.index(po.Partition)
-		p.committedPos[i] = off // nothing to commit until the position moves
+		p.committedPos.put(i, off) // nothing to commit until the position moves
 		p.positions[i] = off
 	}
 	p.touch()
@@ -217,17 +222,14 @@ func (p *member) onFetchResponse(m *broker.FetchResponse) {
 		return
 	}
 	for _, hw := range m.HighWatermarks {
-		p.logEnd[p.w.index(hw.Partition)] = hw.Offset
+		p.logEnd.put(p.w.index(hw.Partition), hw.Offset)
 	}
 	p.rotation = m.Next
-	owned := make(map[TopicPartition]bool, len(p.owned))
-	for _, tp := range p.owned {
-		owned[tp] = true
-	}
+	owned := p.markOwned()
 	p.batch = p.batch[:0]
 	for _, r := range m.Records {
 		i := p.w.index(r.Partition)
-		if !owned[r.Partition] || p.positions[i] != r.Offset {
+		if !owned.has(i, r.Partition) || p.positions[i] != r.Offset {
 			continue
 		}
 		p.batch = append(p.batch, r)
@@ -256,4 +258,80 @@ func (p *member) onFetchResponse(m *broker.FetchResponse) {
 		p.phase = PhaseProcess
 		p.processStep()
 	}
+}
+
+// partitionMarks is a set of input partitions, by index, cleared in O(1):
+// a partition is in it when its stamp is the current one.
+type partitionMarks struct {
+	stamp []uint32
+	cur   uint32
+	p     *member // the process whose owned partitions are marked
+}
+
+// markOwned marks the process's owned partitions in the world's scratch set,
+// which holds them until the next markOwned.
+func (p *member) markOwned() *partitionMarks {
+	m := &p.w.marks
+	if len(m.stamp) < len(p.w.inputTPs) {
+		m.stamp = make([]uint32, len(p.w.inputTPs))
+	}
+	m.cur++
+	if m.cur == 0 { // wrapped: no stale stamp may match
+		clear(m.stamp)
+		m.cur = 1
+	}
+	m.p = p
+	for _, i := range p.ownedIdx {
+		if i >= 0 {
+			m.stamp[i] = m.cur
+		}
+	}
+	return m
+}
+
+// has says whether the process owns tp, whose input partition index is i.
+func (m *partitionMarks) has(i int32, tp TopicPartition) bool {
+	if i < 0 { // not an input partition
+		return slices.Contains(m.p.owned, tp)
+	}
+	return m.stamp[i] == m.cur
+}
+
+// offsetTable is an offset per input partition index (World.index), as a
+// map[int32]int would keep it, index -1 (any partition that is not an input
+// partition) included: by index in slices allocated at the first put, which
+// a process that reads a few partitions of many, over many rebalances,
+// finds faster than a map grown to all of them.
+type offsetTable struct {
+	n     int    // the input partitions
+	off   []int  // by index
+	known []bool // by index: off holds an offset
+	// index -1
+	other      int
+	otherKnown bool
+}
+
+func newOffsetTable(n int) offsetTable { return offsetTable{n: n} }
+
+// get returns the offset of partition i, and whether there is one.
+func (t *offsetTable) get(i int32) (int, bool) {
+	if i < 0 {
+		return t.other, t.otherKnown
+	}
+	if t.off == nil {
+		return 0, false
+	}
+	return t.off[i], t.known[i]
+}
+
+// put sets the offset of partition i.
+func (t *offsetTable) put(i int32, off int) {
+	if i < 0 {
+		t.other, t.otherKnown = off, true
+		return
+	}
+	if t.off == nil {
+		t.off, t.known = make([]int, t.n), make([]bool, t.n)
+	}
+	t.off[i], t.known[i] = off, true
 }

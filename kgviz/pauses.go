@@ -1,7 +1,8 @@
 package kgviz
 
 import (
-	"sort"
+	"cmp"
+	"slices"
 
 	"github.com/kgviz/kgviz/kgviz/event"
 )
@@ -17,10 +18,53 @@ type pauseTracker struct {
 	changed []*member // processes whose partitions or state changed since the last refresh
 	dirty   bool
 	// scratch, reused
-	seen  []uint32 // stamp per partition index
-	stamp uint32
-	cur   []*member // by partition index: what the changed processes consume now
-	cand  []int
+	seen      []uint32 // stamp per partition index
+	stamp     uint32
+	cur       []*member // by partition index: what the changed processes consume now
+	cand      []int32
+	pausedCh  []pauseChange // the refresh's EvPaused, in order
+	resumedCh []pauseChange // the refresh's EvResumed, in order
+	// reference: a test's refresh, run instead of refreshPauses'
+	reference func(*World)
+}
+
+// pauseChange is one process's partitions (indices) that paused or resumed.
+type pauseChange struct {
+	p   *member
+	idx []int32
+}
+
+// note adds partition i to p's entry of list (slot 0: paused, 1: resumed),
+// which it starts if this refresh (stamp) has none yet; entries keep their
+// slices from earlier refreshes.
+func (t *pauseTracker) note(list []pauseChange, slot int, p *member, i int32) []pauseChange {
+	if p.noteStamp[slot] == t.stamp {
+		c := &list[p.noteIdx[slot]]
+		c.idx = append(c.idx, i)
+		return list
+	}
+	p.noteStamp[slot], p.noteIdx[slot] = t.stamp, len(list)
+	if len(list) < cap(list) {
+		list = list[:len(list)+1]
+		c := &list[len(list)-1]
+		c.p, c.idx = p, append(c.idx[:0], i)
+		return list
+	}
+	return append(list, pauseChange{p, []int32{i}})
+}
+
+// recordPauses records a refresh's changes (typ: EvPaused or EvResumed) and
+// forgets their processes.
+func (w *World) recordPauses(typ event.Type, list []pauseChange) {
+	for k := range list {
+		c := &list[k]
+		names := make([]string, len(c.idx))
+		for j, i := range c.idx {
+			names[j] = w.shortBy[i]
+		}
+		c.p.event(event.Event{Type: typ, Generation: c.p.group.generation}.WithPartitions(names))
+		c.p = nil
+	}
 }
 
 func newPauseTracker(n int) pauseTracker {
@@ -33,6 +77,10 @@ func (w *World) refreshPauses() {
 	if !t.dirty {
 		return
 	}
+	if t.reference != nil {
+		t.reference(w)
+		return
+	}
 	t.dirty = false
 	changed := t.changed
 	t.changed = t.changed[:0]
@@ -41,54 +89,42 @@ func (w *World) refreshPauses() {
 	}
 	t.stamp++
 	cand := t.cand[:0]
-	add := func(i int) {
+	lo, hi := int32(len(t.seen)), int32(-1) // the candidates' range
+	add := func(i int32) {
 		if t.seen[i] != t.stamp {
 			t.seen[i] = t.stamp
 			cand = append(cand, i)
+			lo, hi = min(lo, i), max(hi, i)
 		}
 	}
 	for _, p := range changed {
 		p.changed = false
 		p.refreshStamp = t.stamp
 		for _, i := range p.held {
-			add(int(i))
+			add(i)
 		}
-		for _, tp := range p.owned {
-			if i := w.index(tp); i >= 0 {
-				add(int(i))
+		for _, i := range p.ownedIdx {
+			if i >= 0 {
+				add(i)
 			}
 		}
 	}
-	sort.Ints(cand)
-	sort.Slice(changed, func(i, j int) bool { return changed[i].seq < changed[j].seq })
+	cand = sortStamped(cand, t.seen, t.stamp, lo, hi)
+	slices.SortFunc(changed, func(a, b *member) int { return cmp.Compare(a.seq, b.seq) })
 	for _, p := range changed { // what the changed processes consume now
 		if !p.consuming() {
 			continue
 		}
-		for _, tp := range p.owned {
-			if i := w.index(tp); i >= 0 {
-				if _, ok := p.positions[i]; ok && t.cur[i] == nil {
+		for _, i := range p.ownedIdx {
+			if i >= 0 && t.cur[i] == nil {
+				if _, ok := p.positions[i]; ok {
 					t.cur[i] = p
 				}
 			}
 		}
 	}
-	type change struct {
-		p  *member
-		tp []TopicPartition
-	}
-	var paused, resumed []change
-	// each process's entry in paused (slot 0) and resumed (slot 1), found by stamp
-	note := func(list *[]change, slot int, p *member, tp TopicPartition) {
-		if p.noteStamp[slot] == t.stamp {
-			(*list)[p.noteIdx[slot]].tp = append((*list)[p.noteIdx[slot]].tp, tp)
-			return
-		}
-		p.noteStamp[slot], p.noteIdx[slot] = t.stamp, len(*list)
-		*list = append(*list, change{p, []TopicPartition{tp}})
-	}
+	pausedCh, resumedCh := t.pausedCh[:0], t.resumedCh[:0]
 	for _, i := range cand {
-		tp := w.inputTPs[i]
 		old := t.holders[i]
 		holder := old
 		if old == nil || old.refreshStamp == t.stamp {
@@ -99,28 +135,42 @@ func (w *World) refreshPauses() {
 			continue
 		}
 		if old != nil {
-			old.held = removeIndex(old.held, int32(i))
+			old.held = removeIndex(old.held, i)
 		}
 		if holder == nil {
 			t.holders[i] = nil
 			t.paused[i] = true
-			note(&paused, 0, old, tp)
+			pausedCh = t.note(pausedCh, 0, old, i)
 			continue
 		}
 		t.holders[i] = holder
-		holder.held = append(holder.held, int32(i))
+		holder.held = append(holder.held, i)
 		if t.paused[i] {
 			t.paused[i] = false
-			note(&resumed, 1, holder, tp)
+			resumedCh = t.note(resumedCh, 1, holder, i)
 		}
 	}
-	t.cand = cand
-	for _, c := range paused {
-		c.p.event(event.Event{Type: event.EvPaused, Generation: c.p.group.generation}.WithPartitions(w.shortNames(c.tp)))
+	t.cand, t.pausedCh, t.resumedCh = cand, pausedCh, resumedCh
+	w.recordPauses(event.EvPaused, pausedCh)
+	w.recordPauses(event.EvResumed, resumedCh)
+}
+
+// sortStamped sorts cand, distinct partition indices within [lo, hi] that
+// are exactly those of seen stamped stamp there. When they fill much of
+// their range (a rebalance's assignments: every partition, or a member's
+// range), collecting them by a scan of the stamps is cheaper than sorting.
+func sortStamped(cand []int32, seen []uint32, stamp uint32, lo, hi int32) []int32 {
+	if len(cand) < 16 || int(hi-lo)+1 > 4*len(cand) {
+		slices.Sort(cand)
+		return cand
 	}
-	for _, c := range resumed {
-		c.p.event(event.Event{Type: event.EvResumed, Generation: c.p.group.generation}.WithPartitions(w.shortNames(c.tp)))
+	cand = cand[:0]
+	for i, s := range seen[lo : hi+1] {
+		if s == stamp {
+			cand = append(cand, lo+int32(i))
+		}
 	}
+	return cand
 }
 
 func removeIndex(list []int32, i int32) []int32 {

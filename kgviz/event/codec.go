@@ -3,6 +3,7 @@ package event
 import (
 	"encoding/binary"
 	"fmt"
+	"slices"
 	"sort"
 
 	"github.com/kgviz/kgviz/kgviz/kafka"
@@ -60,8 +61,10 @@ func Registered() []Registration {
 
 // Encoder writes values into a Log's encoding.
 type Encoder struct {
-	l *Log
-	b []byte
+	l   *Log
+	b   []byte
+	h   *hint    // the hint of what is being written (one per kind of payload)
+	ids []string // the member ids of the last plan, sorted
 }
 
 // Int writes an integer.
@@ -80,14 +83,27 @@ func (e *Encoder) Bool(v bool) {
 }
 
 // String writes a string (interned: each distinct string is stored once).
-func (e *Encoder) String(s string) { e.b = binary.AppendUvarint(e.b, uint64(e.l.intern(s))) }
+func (e *Encoder) String(s string) {
+	h := e.h
+	i := h.idx
+	if !identical(s, h.s) {
+		i = e.l.internNext(h, s)
+	}
+	e.b = appendIndex(e.b, i)
+}
 
 // Strings writes a list of strings; nil and empty read back as nil.
 func (e *Encoder) Strings(list []string) {
-	e.Int(len(list))
-	for _, s := range list {
-		e.String(s)
+	b := binary.AppendVarint(e.b, int64(len(list)))
+	h := e.h
+	for _, s := range list { // String, inlined
+		i := h.idx
+		if !identical(s, h.s) {
+			i = e.l.internNext(h, s)
+		}
+		b = appendIndex(b, i)
 	}
+	e.b = b
 }
 
 // Partition writes a topic partition.
@@ -103,18 +119,31 @@ func (e *Encoder) Partitions(tps []kafka.TopicPartition) {
 		e.Int(-1)
 		return
 	}
-	e.Int(len(tps))
-	for _, tp := range tps {
-		e.Partition(tp)
+	b := binary.AppendVarint(e.b, int64(len(tps)))
+	h := e.h
+	for _, tp := range tps { // Partition, inlined
+		i := h.idx
+		if !identical(tp.Topic, h.s) {
+			i = e.l.internNext(h, tp.Topic)
+		}
+		b = binary.AppendVarint(appendIndex(b, i), int64(tp.Partition))
 	}
+	e.b = b
 }
 
+// plan writes a plan, its member ids sorted. A plan's Sent has the same
+// member ids as its Target, and the next plan often too: the ids sorted
+// for the last plan are used again if they are the ids of this one.
 func (e *Encoder) plan(p map[string][]string) {
-	ids := make([]string, 0, len(p))
-	for id := range p {
-		ids = append(ids, id)
+	ids := e.ids
+	if !keysAre(p, ids) {
+		ids = ids[:0]
+		for id := range p {
+			ids = append(ids, id)
+		}
+		slices.Sort(ids)
+		e.ids = ids
 	}
-	sort.Strings(ids)
 	e.Int(len(ids))
 	for _, id := range ids {
 		e.String(id)
@@ -241,4 +270,18 @@ func (e Event) load() any {
 		return d.l.payloads[d.Int()]
 	}
 	return nil
+}
+
+// keysAre reports whether the keys of p are the strings of ids (which are
+// distinct).
+func keysAre(p map[string][]string, ids []string) bool {
+	if len(p) != len(ids) {
+		return false
+	}
+	for _, id := range ids {
+		if _, ok := p[id]; !ok {
+			return false
+		}
+	}
+	return true
 }

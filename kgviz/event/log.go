@@ -23,17 +23,27 @@ type Log struct {
 
 	strs   []string
 	strIdx map[string]uint32
-	cache  [cacheSize]cacheEntry
+	cache  *[cacheSize]cacheEntry // nil until the log holds cacheAfter events
+	fields [nStrFields]hint       // the last string of each string field of Event
+	// payHints are the hints of the payloads: by kind, and by message
+	// (payloadHint); a pointer into it stays valid while a payload is
+	// encoded (it grows only before).
+	payHints []hint
 
-	payloads []any // payloads without an encoding (kept as values)
-	scratch  []byte
-	enc      Encoder
+	payloads []any   // payloads without an encoding (kept as values)
+	scratch  []byte  // one event's encoding before its payload
+	fieldBuf []byte  // its fields
+	enc      Encoder // its payload
 }
 
 const (
 	chunkSize = 64 << 10
 	markEvery = 32
-	cacheSize = 1 << 16
+	cacheBits = 16
+	cacheSize = 1 << cacheBits
+	// cacheAfter is how many events a log holds before it has a cache: a
+	// log of one event (an event's JSON) or a few makes do with the map.
+	cacheAfter = 256
 )
 
 type mark struct {
@@ -41,11 +51,49 @@ type mark struct {
 	tick       int // tick of the event before the mark
 }
 
+// cacheEntry is a string the cache remembers and its index. It holds the
+// string itself, so its bytes stay alive and unchanged while it is there:
+// the same address and length is the same string.
 type cacheEntry struct {
-	ptr uintptr
-	n   int
+	s   string
 	idx uint32
 }
+
+// hint remembers the last string interned through it and its index, and
+// which string came after each string the last time. Most strings come in
+// runs or in rounds: the same member in consecutive events, or the members
+// one after the other in the same order, round after round; the same topic
+// all along a list of topic partitions; partitions in the order they were
+// first interned ("t10" right after "t9"). So the next string is most often
+// the same one, the one that followed it last time, or the one interned
+// right after it.
+type hint struct {
+	s    string
+	idx  uint32
+	next []uint32 // by string index: the index of the string that followed it
+}
+
+// the string fields of Event, each with its hint
+const (
+	hMember = iota
+	hMemberID
+	hFrom
+	hTo
+	hPartition
+	hRecord
+	hTransactionalID
+	hControl
+	hGroupState
+	hTxnState
+	hActivity
+	hReason
+	hException
+	hAssignor
+	hInstanceID
+	hReplaces
+	hSetting
+	nStrFields
+)
 
 // Len returns the number of events.
 func (l *Log) Len() int { return l.n }
@@ -60,15 +108,63 @@ func (l *Log) Bytes() int {
 	return n
 }
 
-// intern returns the index of s in the string table (0 is "").
-func (l *Log) intern(s string) uint32 {
+// identical reports whether a and b are the same bytes at the same address.
+// Both are live strings (the caller's, and one the log holds), so those
+// bytes cannot have been reused for another string: identical strings are
+// equal. Equal strings elsewhere in memory are not identical; the map finds
+// them.
+func identical(a, b string) bool {
+	return unsafe.StringData(a) == unsafe.StringData(b) && len(a) == len(b)
+}
+
+// equal reports whether a and b are equal strings, without comparing the
+// bytes of identical ones. The guesses of internNext compare contents: a
+// string made again (a member's name after a restart) is guessed as well.
+func equal(a, b string) bool {
+	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// internNext returns the index of s in the string table when s is not the
+// string h remembers (callers check that first, inline): it tries the
+// string that followed h's last time, the one interned right after h's,
+// then the cache and the map, and remembers s.
+func (l *Log) internNext(h *hint, s string) uint32 {
 	if s == "" {
 		return 0
 	}
-	p := uintptr(unsafe.Pointer(unsafe.StringData(s)))
-	h := (p >> 3) * 0x9E3779B97F4A7C15 >> (64 - 16)
-	if c := &l.cache[h%cacheSize]; c.ptr == p && c.n == len(s) && l.strs[c.idx] == s {
-		return c.idx // (the comparison is cheap: same address, same bytes, unless the memory was reused)
+	prev := h.idx
+	if int(prev) >= len(h.next) {
+		h.next = append(h.next, make([]uint32, len(l.strs)+1-len(h.next))...)
+	}
+	i := h.next[prev] // 0 (the empty string) if none yet
+	if int(i) >= len(l.strs) || !equal(l.strs[i], s) {
+		i = prev + 1
+		if int(i) >= len(l.strs) || !equal(l.strs[i], s) {
+			i = l.intern(s)
+		}
+		h.next[prev] = i
+	}
+	h.s, h.idx = s, i
+	return i
+}
+
+// intern returns the index of s in the string table (0 is ""). A cache
+// direct-mapped by the string's address answers for strings seen before at
+// the same address; the map answers for the others.
+func (l *Log) intern(s string) uint32 {
+	if l.cache != nil {
+		c := &l.cache[cacheSlot(s)]
+		if identical(c.s, s) {
+			return c.idx
+		}
+	}
+	return l.internMap(s)
+}
+
+// internMap looks s up in the map (adding it if new) and caches it.
+func (l *Log) internMap(s string) uint32 {
+	if s == "" {
+		return 0
 	}
 	if l.strIdx == nil {
 		l.strIdx = map[string]uint32{}
@@ -80,8 +176,22 @@ func (l *Log) intern(s string) uint32 {
 		l.strs = append(l.strs, s)
 		l.strIdx[s] = idx
 	}
-	l.cache[h%cacheSize] = cacheEntry{p, len(s), idx}
+	if l.cache == nil {
+		if l.n < cacheAfter {
+			return idx
+		}
+		l.cache = new([cacheSize]cacheEntry)
+	}
+	l.cache[cacheSlot(s)] = cacheEntry{s, idx}
 	return idx
+}
+
+// cacheSlot is where the cache keeps s: a multiplicative hash of its
+// address. All of the address counts: short strings are packed together
+// at any byte ("M004-1" and "M005-1" 6 bytes apart), so dropping the low
+// bits would give them the same slot, and they would evict each other.
+func cacheSlot(s string) uint64 {
+	return uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) * 0x9E3779B97F4A7C15 >> (64 - cacheBits)
 }
 
 // field bits of the encoding, in encoding order
@@ -129,128 +239,227 @@ const (
 	payPlan      = 4
 	payText      = 5
 	payBodyValue = 6 // a message without an encoding (index into payloads)
+	payKinds     = 7
 )
 
 // Append adds e at the end. Its Tick must not be before the last event's.
+// The fields that are set are encoded in one pass, which also makes the
+// mask that comes before them.
 func (l *Log) Append(e Event) {
+	var m uint64
+	f := l.fieldBuf[:0]
+	if e.Member != "" {
+		m |= fMember
+		f = l.str(f, &l.fields[hMember], e.Member)
+	}
+	if e.MemberID != "" {
+		m |= fMemberID
+		f = l.str(f, &l.fields[hMemberID], e.MemberID)
+	}
+	if e.Generation != 0 {
+		m |= fGeneration
+		f = binary.AppendVarint(f, int64(e.Generation))
+	}
+	if e.API != 0 {
+		m |= fAPI
+		f = binary.AppendVarint(f, int64(e.API))
+	}
+	if e.Response {
+		m |= fResponse
+	}
+	if e.From != "" {
+		m |= fFrom
+		f = l.str(f, &l.fields[hFrom], e.From)
+	}
+	if e.To != "" {
+		m |= fTo
+		f = l.str(f, &l.fields[hTo], e.To)
+	}
+	if e.Msg != 0 {
+		m |= fMsg
+		f = binary.AppendVarint(f, int64(e.Msg))
+	}
+	if e.ReplyTo != 0 {
+		m |= fReplyTo
+		f = binary.AppendVarint(f, int64(e.ReplyTo))
+	}
+	if e.Error != 0 {
+		m |= fError
+		f = binary.AppendVarint(f, int64(e.Error))
+	}
+	if e.Partition != "" {
+		m |= fPartition
+		f = l.str(f, &l.fields[hPartition], e.Partition)
+	}
+	if e.Offset != 0 {
+		m |= fOffset
+		f = binary.AppendVarint(f, int64(e.Offset))
+	}
+	if e.Record != "" {
+		m |= fRecord
+		f = l.str(f, &l.fields[hRecord], e.Record)
+	}
+	if e.PID != 0 {
+		m |= fPID
+		f = binary.AppendVarint(f, e.PID)
+	}
+	if e.Epoch != 0 {
+		m |= fEpoch
+		f = binary.AppendVarint(f, int64(e.Epoch))
+	}
+	if e.Sequence != 0 {
+		m |= fSequence
+		f = binary.AppendVarint(f, int64(e.Sequence))
+	}
+	if e.Transactional {
+		m |= fTransactional
+	}
+	if e.TransactionalID != "" {
+		m |= fTransactionalID
+		f = l.str(f, &l.fields[hTransactionalID], e.TransactionalID)
+	}
+	if e.Control != "" {
+		m |= fControl
+		f = l.str(f, &l.fields[hControl], string(e.Control))
+	}
+	if e.GroupState != "" {
+		m |= fGroupState
+		f = l.str(f, &l.fields[hGroupState], string(e.GroupState))
+	}
+	if e.TxnState != "" {
+		m |= fTxnState
+		f = l.str(f, &l.fields[hTxnState], string(e.TxnState))
+	}
+	if e.Activity != "" {
+		m |= fActivity
+		f = l.str(f, &l.fields[hActivity], string(e.Activity))
+	}
+	if e.Reason != "" {
+		m |= fReason
+		f = l.str(f, &l.fields[hReason], string(e.Reason))
+	}
+	if e.Exception != "" {
+		m |= fException
+		f = l.str(f, &l.fields[hException], string(e.Exception))
+	}
+	if e.Fatal {
+		m |= fFatal
+	}
+	if e.Assignor != "" {
+		m |= fAssignor
+		f = l.str(f, &l.fields[hAssignor], e.Assignor)
+	}
+	if e.InstanceID != "" {
+		m |= fInstanceID
+		f = l.str(f, &l.fields[hInstanceID], e.InstanceID)
+	}
+	if e.Replaces != "" {
+		m |= fReplaces
+		f = l.str(f, &l.fields[hReplaces], e.Replaces)
+	}
+	if e.Ticks != 0 {
+		m |= fTicks
+		f = binary.AppendVarint(f, int64(e.Ticks))
+	}
+	if e.Count != 0 {
+		m |= fCount
+		f = binary.AppendVarint(f, int64(e.Count))
+	}
+	if e.Setting != "" {
+		m |= fSetting
+		f = l.str(f, &l.fields[hSetting], string(e.Setting))
+	}
+	if e.Isolation != 0 {
+		m |= fIsolation
+		f = binary.AppendVarint(f, int64(e.Isolation))
+	}
+	payload := e.payload
+	if payload == nil && e.stored != nil {
+		payload = e.load() // an event read from another log
+	}
+	var kind byte
+	if payload != nil {
+		m |= fPayload
+		kind = l.encodePayload(payload)
+	}
 	b := l.scratch[:0]
 	b = append(b, byte(e.Type))
 	if e.Tick < l.tick {
 		e.Tick = l.tick
 	}
 	b = binary.AppendUvarint(b, uint64(e.Tick-l.tick))
-	var m uint64
-	set := func(bit uint64, on bool) {
-		if on {
-			m |= bit
-		}
-	}
-	set(fMember, e.Member != "")
-	set(fMemberID, e.MemberID != "")
-	set(fGeneration, e.Generation != 0)
-	set(fAPI, e.API != 0)
-	set(fResponse, e.Response)
-	set(fFrom, e.From != "")
-	set(fTo, e.To != "")
-	set(fMsg, e.Msg != 0)
-	set(fReplyTo, e.ReplyTo != 0)
-	set(fError, e.Error != 0)
-	set(fPartition, e.Partition != "")
-	set(fOffset, e.Offset != 0)
-	set(fRecord, e.Record != "")
-	set(fPID, e.PID != 0)
-	set(fEpoch, e.Epoch != 0)
-	set(fSequence, e.Sequence != 0)
-	set(fTransactional, e.Transactional)
-	set(fTransactionalID, e.TransactionalID != "")
-	set(fControl, e.Control != "")
-	set(fGroupState, e.GroupState != "")
-	set(fTxnState, e.TxnState != "")
-	set(fActivity, e.Activity != "")
-	set(fReason, e.Reason != "")
-	set(fException, e.Exception != "")
-	set(fFatal, e.Fatal)
-	set(fAssignor, e.Assignor != "")
-	set(fInstanceID, e.InstanceID != "")
-	set(fReplaces, e.Replaces != "")
-	set(fTicks, e.Ticks != 0)
-	set(fCount, e.Count != 0)
-	set(fSetting, e.Setting != "")
-	set(fIsolation, e.Isolation != 0)
-	payload := e.payload
-	if payload == nil && e.stored != nil {
-		payload = e.load() // an event read from another log
-	}
-	set(fPayload, payload != nil)
 	b = binary.AppendUvarint(b, m)
-	str := func(bit uint64, s string) {
-		if m&bit != 0 {
-			b = binary.AppendUvarint(b, uint64(l.intern(s)))
-		}
-	}
-	num := func(bit uint64, v int64) {
-		if m&bit != 0 {
-			b = binary.AppendVarint(b, v)
-		}
-	}
-	str(fMember, e.Member)
-	str(fMemberID, e.MemberID)
-	num(fGeneration, int64(e.Generation))
-	num(fAPI, int64(e.API))
-	str(fFrom, e.From)
-	str(fTo, e.To)
-	num(fMsg, int64(e.Msg))
-	num(fReplyTo, int64(e.ReplyTo))
-	num(fError, int64(e.Error))
-	str(fPartition, e.Partition)
-	num(fOffset, int64(e.Offset))
-	str(fRecord, e.Record)
-	num(fPID, e.PID)
-	num(fEpoch, int64(e.Epoch))
-	num(fSequence, int64(e.Sequence))
-	str(fTransactionalID, e.TransactionalID)
-	str(fControl, string(e.Control))
-	str(fGroupState, string(e.GroupState))
-	str(fTxnState, string(e.TxnState))
-	str(fActivity, string(e.Activity))
-	str(fReason, string(e.Reason))
-	str(fException, string(e.Exception))
-	str(fAssignor, e.Assignor)
-	str(fInstanceID, e.InstanceID)
-	str(fReplaces, e.Replaces)
-	num(fTicks, int64(e.Ticks))
-	num(fCount, int64(e.Count))
-	str(fSetting, string(e.Setting))
-	num(fIsolation, int64(e.Isolation))
+	b = append(b, f...)
+	var body []byte
 	if payload != nil {
-		b = l.appendPayload(b, payload)
+		body = l.enc.b
+		b = append(b, kind)
+		b = binary.AppendUvarint(b, uint64(len(body)))
 	}
-	l.scratch = b
-	l.write(b)
+	l.scratch, l.fieldBuf = b, f
+	l.write(b, body)
 	l.tick = e.Tick
 }
 
-// write copies one encoded event into the chunks (an event never spans two).
-func (l *Log) write(b []byte) {
+// str appends the index of s, trying h's guesses first.
+func (l *Log) str(b []byte, h *hint, s string) []byte {
+	i := h.idx
+	if !identical(s, h.s) {
+		i = l.internNext(h, s)
+	}
+	return appendIndex(b, i)
+}
+
+// appendIndex appends a string index as a uvarint (binary.AppendUvarint,
+// with the one and two byte cases inlined).
+func appendIndex(b []byte, i uint32) []byte {
+	if i < 1<<7 {
+		return append(b, byte(i))
+	}
+	if i < 1<<14 {
+		return append(b, byte(i)|0x80, byte(i>>7))
+	}
+	return binary.AppendUvarint(b, uint64(i))
+}
+
+// write copies one encoded event, head then body, into the chunks (an event
+// never spans two).
+func (l *Log) write(head, body []byte) {
+	n := len(head) + len(body)
 	c := len(l.chunks) - 1
-	if c < 0 || len(l.chunks[c])+len(b) > cap(l.chunks[c]) {
-		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
+	if c < 0 || len(l.chunks[c])+n > cap(l.chunks[c]) {
+		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, n)))
 		c++
 	}
 	if l.n%markEvery == 0 {
 		l.marks = append(l.marks, mark{uint32(c), uint32(len(l.chunks[c])), l.tick})
 	}
-	l.chunks[c] = append(l.chunks[c], b...)
+	l.chunks[c] = append(append(l.chunks[c], head...), body...)
 	l.n++
 }
 
-// appendPayload appends a payload: its kind, its length, its bytes.
-func (l *Log) appendPayload(b []byte, p any) []byte {
-	l.enc = Encoder{l: l, b: l.enc.b[:0]}
+// payloadHint returns the hint of a kind of payload: a kind of payload
+// below payKinds, or payKinds + 2 × the API key (+ 1 for a response) for a
+// message. Each has its own, as each writes its strings in its own order.
+func (l *Log) payloadHint(k int) *hint {
+	if k >= len(l.payHints) {
+		l.payHints = append(l.payHints, make([]hint, k+1-len(l.payHints))...)
+	}
+	return &l.payHints[k]
+}
+
+// encodePayload encodes a payload into l.enc.b and returns its kind.
+func (l *Log) encodePayload(p any) byte {
+	l.enc.l, l.enc.b, l.enc.h = l, l.enc.b[:0], l.payloadHint(0)
 	kind := byte(payValue)
 	switch v := p.(type) {
 	case Encodable:
 		kind = payBody
+		k := 2 * int(v.Key())
+		if v.IsResponse() {
+			k++
+		}
+		l.enc.h = l.payloadHint(payKinds + k)
 		l.enc.Int(int(v.Key()))
 		l.enc.Bool(v.IsResponse())
 		v.Encode(&l.enc)
@@ -260,9 +469,11 @@ func (l *Log) appendPayload(b []byte, p any) []byte {
 		l.payloads = append(l.payloads, v)
 	case []string:
 		kind = payStrings
+		l.enc.h = l.payloadHint(payStrings)
 		l.enc.Strings(v)
 	case *Plan:
 		kind = payPlan
+		l.enc.h = l.payloadHint(payPlan)
 		l.enc.plan(v.Target)
 		l.enc.Strings(v.Withheld)
 		l.enc.Strings(v.Unassigned)
@@ -274,9 +485,7 @@ func (l *Log) appendPayload(b []byte, p any) []byte {
 		l.enc.Int(len(l.payloads))
 		l.payloads = append(l.payloads, p)
 	}
-	b = append(b, kind)
-	b = binary.AppendUvarint(b, uint64(len(l.enc.b)))
-	return append(b, l.enc.b...)
+	return kind
 }
 
 // reader decodes events one after the other.

@@ -1,0 +1,502 @@
+package event
+
+import (
+	"bytes"
+	"encoding/binary"
+	"fmt"
+	"math/rand/v2"
+	"reflect"
+	"sort"
+	"strings"
+	"testing"
+
+	"github.com/kgviz/kgviz/kgviz/kafka"
+	"github.com/stretchr/testify/require"
+)
+
+// refStrings is the reference string table: every string looked up in a
+// map, indices in first-seen order, 0 for "". The log's fast paths (hints,
+// the cache) must give the same index as this for every string.
+type refStrings struct {
+	strs []string
+	idx  map[string]uint32
+}
+
+func (r *refStrings) intern(s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	if r.idx == nil {
+		r.idx = map[string]uint32{}
+		r.strs = append(r.strs, "")
+	}
+	i, ok := r.idx[s]
+	if !ok {
+		i = uint32(len(r.strs))
+		r.strs = append(r.strs, s)
+		r.idx[s] = i
+	}
+	return i
+}
+
+// stringPool hands out strings as callers make them: the same string again
+// (same address), an equal copy elsewhere in memory, a piece of a larger
+// string, a prefix of another string of the pool (same address, shorter),
+// or the empty string (also as a string of the pool cut to nothing).
+type stringPool struct {
+	rng   *rand.Rand
+	base  []string
+	hosts map[string][]string // the strings of the pool that start with another one
+}
+
+func newStringPool(rng *rand.Rand) *stringPool {
+	p := &stringPool{rng: rng}
+	for i := range 300 {
+		p.base = append(p.base, fmt.Sprintf("t%d", i)) // partitions in order: hints guess the next one
+	}
+	for i := range 60 {
+		p.base = append(p.base, fmt.Sprintf("M%03d", i), fmt.Sprintf("M%03d-%d", i, 1+i%3))
+	}
+	p.base = append(p.base, "t", "u", "B1", "range", "consumer", "billing", string(ActivityFetching), string(ReasonLeaveGroup))
+	p.hosts = map[string][]string{}
+	for _, s := range p.base {
+		for _, host := range p.base {
+			if len(host) > len(s) && strings.HasPrefix(host, s) {
+				p.hosts[s] = append(p.hosts[s], host)
+			}
+		}
+	}
+	return p
+}
+
+// form returns s as one of the ways a caller may hold it.
+func (p *stringPool) form(s string) string {
+	switch p.rng.IntN(6) {
+	case 0:
+		return strings.Clone(s) // equal, elsewhere
+	case 1:
+		big := "<<" + s + ">>" // a piece of a larger string
+		return big[2 : 2+len(s)]
+	case 2:
+		switch p.rng.IntN(4) {
+		case 0:
+			return ""
+		case 1:
+			return s[:0]
+		}
+	case 3:
+		if hosts := p.hosts[s]; len(hosts) > 0 {
+			return hosts[p.rng.IntN(len(hosts))][:len(s)] // the address of another string
+		}
+	}
+	return s // the same string again
+}
+
+// pick returns a string of the pool in some form.
+func (p *stringPool) pick() string { return p.form(p.base[p.rng.IntN(len(p.base))]) }
+
+// run returns n strings that follow each other in the pool (a list of
+// partitions), each in some form; nil if n is 0 (as Strings reads it back).
+func (p *stringPool) run(n int) []string {
+	if n == 0 {
+		return nil
+	}
+	start := p.rng.IntN(len(p.base))
+	out := make([]string, n)
+	for i := range out {
+		out[i] = p.form(p.base[(start+i)%len(p.base)])
+	}
+	return out
+}
+
+// refEncode is what an Encoder writes, with the reference string table.
+type refEncode struct {
+	r *refStrings
+	b []byte
+}
+
+func (e *refEncode) str(s string) { e.b = binary.AppendUvarint(e.b, uint64(e.r.intern(s))) }
+func (e *refEncode) num(v int)    { e.b = binary.AppendVarint(e.b, int64(v)) }
+
+// TestInternMatchesReference: whatever a caller passes, in whatever form and
+// order, the hints, the cache and the map give every string the index the
+// reference table gives it, through every way of interning (a field of an
+// event, an Encoder's String, Strings and Partitions), and the string tables
+// end up the same.
+func TestInternMatchesReference(t *testing.T) {
+	for seed := range uint64(8) {
+		rng := rand.New(rand.NewPCG(seed, 345))
+		pool := newStringPool(rng)
+		var l Log
+		var ref refStrings
+		l.enc.l, l.enc.h = &l, &hint{}
+		if seed%2 == 0 {
+			l.cache = new([cacheSize]cacheEntry) // as in a log of cacheAfter events or more
+		}
+		for op := range 20_000 {
+			switch rng.IntN(5) {
+			case 0: // a field of an event
+				h := &l.fields[rng.IntN(nStrFields)]
+				s := pool.pick()
+				got := uint32(0)
+				if s != "" {
+					got = h.idx
+					if !identical(s, h.s) {
+						got = l.internNext(h, s)
+					}
+				}
+				require.Equal(t, ref.intern(s), got, "seed %d op %d: field %q", seed, op, s)
+			case 1: // the cache and the map alone
+				s := pool.pick()
+				require.Equal(t, ref.intern(s), l.intern(s), "seed %d op %d: intern %q", seed, op, s)
+			case 2:
+				s := pool.pick()
+				want := refEncode{r: &ref}
+				want.str(s)
+				l.enc.b = l.enc.b[:0]
+				l.enc.String(s)
+				require.Equal(t, want.b, l.enc.b, "seed %d op %d: String %q", seed, op, s)
+			case 3:
+				list := pool.run(rng.IntN(12))
+				want := refEncode{r: &ref}
+				want.num(len(list))
+				for _, s := range list {
+					want.str(s)
+				}
+				l.enc.b = l.enc.b[:0]
+				l.enc.Strings(list)
+				require.Equal(t, want.b, l.enc.b, "seed %d op %d: Strings %q", seed, op, list)
+			default:
+				var tps []kafka.TopicPartition
+				if n := rng.IntN(12); n > 0 || rng.IntN(2) == 0 {
+					tps = make([]kafka.TopicPartition, n)
+				}
+				for i := range tps {
+					topic := "t"
+					switch rng.IntN(6) {
+					case 0:
+						topic = "u" // another topic of the same length
+					case 1:
+						topic = "billing"
+					}
+					tps[i] = kafka.TopicPartition{Topic: pool.form(topic), Partition: rng.IntN(100)}
+				}
+				want := refEncode{r: &ref}
+				if tps == nil {
+					want.num(-1)
+				} else {
+					want.num(len(tps))
+				}
+				for _, tp := range tps {
+					want.str(tp.Topic)
+					want.num(tp.Partition)
+				}
+				l.enc.b = l.enc.b[:0]
+				l.enc.Partitions(tps)
+				require.Equal(t, want.b, l.enc.b, "seed %d op %d: Partitions %v", seed, op, tps)
+			}
+		}
+		require.Equal(t, ref.strs, l.strs, "seed %d: string tables", seed)
+	}
+}
+
+// appendRef is Log.Append as it was before its fast paths: the mask first,
+// then every field through a closure, strings interned by the reference
+// table (refStrs), the payload encoded apart and copied after the fields.
+func (l *Log) appendRef(e Event, refStrs *refStrings) {
+	b := l.scratch[:0]
+	b = append(b, byte(e.Type))
+	if e.Tick < l.tick {
+		e.Tick = l.tick
+	}
+	b = binary.AppendUvarint(b, uint64(e.Tick-l.tick))
+	var m uint64
+	set := func(bit uint64, on bool) {
+		if on {
+			m |= bit
+		}
+	}
+	set(fMember, e.Member != "")
+	set(fMemberID, e.MemberID != "")
+	set(fGeneration, e.Generation != 0)
+	set(fAPI, e.API != 0)
+	set(fResponse, e.Response)
+	set(fFrom, e.From != "")
+	set(fTo, e.To != "")
+	set(fMsg, e.Msg != 0)
+	set(fReplyTo, e.ReplyTo != 0)
+	set(fError, e.Error != 0)
+	set(fPartition, e.Partition != "")
+	set(fOffset, e.Offset != 0)
+	set(fRecord, e.Record != "")
+	set(fPID, e.PID != 0)
+	set(fEpoch, e.Epoch != 0)
+	set(fSequence, e.Sequence != 0)
+	set(fTransactional, e.Transactional)
+	set(fTransactionalID, e.TransactionalID != "")
+	set(fControl, e.Control != "")
+	set(fGroupState, e.GroupState != "")
+	set(fTxnState, e.TxnState != "")
+	set(fActivity, e.Activity != "")
+	set(fReason, e.Reason != "")
+	set(fException, e.Exception != "")
+	set(fFatal, e.Fatal)
+	set(fAssignor, e.Assignor != "")
+	set(fInstanceID, e.InstanceID != "")
+	set(fReplaces, e.Replaces != "")
+	set(fTicks, e.Ticks != 0)
+	set(fCount, e.Count != 0)
+	set(fSetting, e.Setting != "")
+	set(fIsolation, e.Isolation != 0)
+	payload := e.payload
+	if payload == nil && e.stored != nil {
+		payload = e.load()
+	}
+	set(fPayload, payload != nil)
+	b = binary.AppendUvarint(b, m)
+	str := func(bit uint64, s string) {
+		if m&bit != 0 {
+			b = binary.AppendUvarint(b, uint64(refStrs.intern(s)))
+		}
+	}
+	num := func(bit uint64, v int64) {
+		if m&bit != 0 {
+			b = binary.AppendVarint(b, v)
+		}
+	}
+	str(fMember, e.Member)
+	str(fMemberID, e.MemberID)
+	num(fGeneration, int64(e.Generation))
+	num(fAPI, int64(e.API))
+	str(fFrom, e.From)
+	str(fTo, e.To)
+	num(fMsg, int64(e.Msg))
+	num(fReplyTo, int64(e.ReplyTo))
+	num(fError, int64(e.Error))
+	str(fPartition, e.Partition)
+	num(fOffset, int64(e.Offset))
+	str(fRecord, e.Record)
+	num(fPID, e.PID)
+	num(fEpoch, int64(e.Epoch))
+	num(fSequence, int64(e.Sequence))
+	str(fTransactionalID, e.TransactionalID)
+	str(fControl, string(e.Control))
+	str(fGroupState, string(e.GroupState))
+	str(fTxnState, string(e.TxnState))
+	str(fActivity, string(e.Activity))
+	str(fReason, string(e.Reason))
+	str(fException, string(e.Exception))
+	str(fAssignor, e.Assignor)
+	str(fInstanceID, e.InstanceID)
+	str(fReplaces, e.Replaces)
+	num(fTicks, int64(e.Ticks))
+	num(fCount, int64(e.Count))
+	str(fSetting, string(e.Setting))
+	num(fIsolation, int64(e.Isolation))
+	if payload != nil {
+		enc := refEncode{r: refStrs}
+		kind := byte(payValue)
+		switch v := payload.(type) {
+		case Encodable:
+			kind = payBody
+			enc.num(int(v.Key()))
+			enc.b = append(enc.b, 0)
+			if v.IsResponse() {
+				enc.b[len(enc.b)-1] = 1
+			}
+			v.(refEncodable).encodeRef(&enc)
+		case kafka.Message:
+			kind = payBodyValue
+			enc.num(len(l.payloads))
+			l.payloads = append(l.payloads, v)
+		case []string:
+			kind = payStrings
+			enc.strs(v)
+		case *Plan:
+			kind = payPlan
+			enc.plan(v.Target)
+			enc.strs(v.Withheld)
+			enc.strs(v.Unassigned)
+			enc.plan(v.Sent)
+		case string:
+			kind = payText
+			enc.str(v)
+		default:
+			enc.num(len(l.payloads))
+			l.payloads = append(l.payloads, payload)
+		}
+		b = append(b, kind)
+		b = binary.AppendUvarint(b, uint64(len(enc.b)))
+		b = append(b, enc.b...)
+	}
+	l.scratch = b
+	c := len(l.chunks) - 1
+	if c < 0 || len(l.chunks[c])+len(b) > cap(l.chunks[c]) {
+		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
+		c++
+	}
+	if l.n%markEvery == 0 {
+		l.marks = append(l.marks, mark{uint32(c), uint32(len(l.chunks[c])), l.tick})
+	}
+	l.chunks[c] = append(l.chunks[c], b...)
+	l.n++
+	l.tick = e.Tick
+}
+
+func (e *refEncode) strs(list []string) {
+	e.num(len(list))
+	for _, s := range list {
+		e.str(s)
+	}
+}
+
+func (e *refEncode) plan(p map[string][]string) {
+	ids := make([]string, 0, len(p))
+	for id := range p {
+		ids = append(ids, id)
+	}
+	sort.Strings(ids)
+	e.num(len(ids))
+	for _, id := range ids {
+		e.str(id)
+		e.strs(p[id])
+	}
+}
+
+// testMsg is a message with an encoding, for the payloads of the tests; it
+// also writes itself with the reference encoder.
+type testMsg struct {
+	Topics []string
+	TPs    []kafka.TopicPartition
+	Name   string
+	N      int
+	Resp   bool
+}
+
+type refEncodable interface{ encodeRef(e *refEncode) }
+
+func (m *testMsg) Key() kafka.APIKey { return kafka.JoinGroup }
+func (m *testMsg) IsResponse() bool  { return m.Resp }
+func (m *testMsg) String() string    { return fmt.Sprint(*m) }
+
+func (m *testMsg) Encode(e *Encoder) {
+	e.Strings(m.Topics)
+	e.Partitions(m.TPs)
+	e.String(m.Name)
+	e.Int(m.N)
+}
+
+func (m *testMsg) encodeRef(e *refEncode) {
+	e.strs(m.Topics)
+	if m.TPs == nil {
+		e.num(-1)
+	} else {
+		e.num(len(m.TPs))
+	}
+	for _, tp := range m.TPs {
+		e.str(tp.Topic)
+		e.num(tp.Partition)
+	}
+	e.str(m.Name)
+	e.num(m.N)
+}
+
+// valueMsg is a message without an encoding: the log keeps it as a value.
+type valueMsg struct{ N int }
+
+func (m valueMsg) Key() kafka.APIKey { return kafka.Heartbeat }
+func (m valueMsg) IsResponse() bool  { return false }
+func (m valueMsg) String() string    { return fmt.Sprint("value ", m.N) }
+
+// pooledEvent is randomEvent with its strings from a pool (so that hints
+// and the cache see the same strings again, in their several forms) and
+// every kind of payload.
+func pooledEvent(rng *rand.Rand, pool *stringPool, tick int) Event {
+	e := randomEvent(rng, tick)
+	v := reflect.ValueOf(&e).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		if f := v.Field(i); v.Type().Field(i).IsExported() && f.Kind() == reflect.String && f.String() != "" {
+			f.SetString(pool.pick())
+		}
+	}
+	switch rng.IntN(7) {
+	case 0:
+		e = e.WithPartitions(pool.run(rng.IntN(15)))
+	case 1:
+		e = e.WithText(pool.pick())
+	case 2:
+		var target, sent map[string][]string // an empty plan reads back as nil
+		for range rng.IntN(6) {
+			if target == nil {
+				target, sent = map[string][]string{}, map[string][]string{}
+			}
+			id := pool.pick()
+			target[id] = pool.run(rng.IntN(8))
+			if rng.IntN(6) > 0 { // mostly the same members in both
+				sent[id] = pool.run(rng.IntN(8))
+			}
+			if rng.IntN(6) == 0 {
+				sent[pool.pick()] = pool.run(rng.IntN(8))
+			}
+		}
+		if len(sent) == 0 {
+			sent = nil
+		}
+		e = e.WithPlan(&Plan{Target: target, Withheld: pool.run(rng.IntN(3)), Unassigned: pool.run(rng.IntN(3)), Sent: sent})
+	case 3:
+		m := &testMsg{Topics: pool.run(rng.IntN(3)), Name: pool.pick(), N: rng.IntN(1000), Resp: rng.IntN(2) == 0}
+		if n := rng.IntN(10); n > 0 {
+			for i := range n {
+				m.TPs = append(m.TPs, kafka.TopicPartition{Topic: pool.form("t"), Partition: i})
+			}
+		}
+		e = e.WithBody(m)
+	case 4:
+		e = e.WithBody(valueMsg{rng.IntN(9)})
+	}
+	return e
+}
+
+// TestAppendMatchesReference: Append (one pass over the fields, hints, the
+// payload written straight after the fields) writes the same bytes and the
+// same string table as the reference Append, for random events with every
+// kind of payload, over many chunks; and they decode to the events that
+// went in.
+func TestAppendMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(11, 848))
+	pool := newStringPool(rng)
+	var fast, ref Log
+	var refStrs refStrings
+	var want []Event
+	tick := 0
+	for range 8000 {
+		tick += rng.IntN(3)
+		e := pooledEvent(rng, pool, tick)
+		want = append(want, e)
+		fast.Append(e)
+		ref.appendRef(e, &refStrs)
+	}
+	require.Greater(t, len(fast.chunks), 2, "the test must span chunks")
+	require.Equal(t, refStrs.strs, fast.strs, "string tables")
+	require.Equal(t, len(ref.chunks), len(fast.chunks), "chunks")
+	for c := range ref.chunks {
+		require.True(t, bytes.Equal(ref.chunks[c], fast.chunks[c]), "chunk %d differs", c)
+	}
+	require.Equal(t, ref.marks, fast.marks)
+	for i, e := range fast.All() {
+		require.Equal(t, fields(want[i]), fields(e), "event %d", i)
+		require.Equal(t, want[i].Body(), e.Body(), "event %d", i)
+		require.Equal(t, want[i].String(), e.String(), "event %d", i)
+	}
+}
+
+func init() {
+	RegisterDecoder(kafka.JoinGroup, false, decodeTestMsg(false))
+	RegisterDecoder(kafka.JoinGroup, true, decodeTestMsg(true))
+}
+
+func decodeTestMsg(resp bool) DecodeFunc {
+	return func(d *Decoder) kafka.Message {
+		return &testMsg{Topics: d.Strings(), TPs: d.Partitions(), Name: d.String(), N: d.Int(), Resp: resp}
+	}
+}

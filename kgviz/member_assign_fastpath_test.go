@@ -1,0 +1,124 @@
+package kgviz
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/stretchr/testify/require"
+)
+
+// leaderPlanReference is the leader's plan handling as runAssignor first
+// wrote it, the reference of leaderPlan: every list copied, a member's sent
+// list built even when nothing of its target is withheld, every list named
+// by World.shortNames.
+func (w *World) leaderPlanReference(members []MemberSubscription, plan map[string][]TopicPartition, owned map[TopicPartition]string,
+	withheldByAssignor map[TopicPartition]bool) (map[string][]TopicPartition, *event.Plan, []TopicPartition) {
+	target := make(map[string][]TopicPartition, len(members))
+	given := make([]bool, len(w.inputTPs))
+	for _, m := range members {
+		target[m.MemberID] = append([]TopicPartition(nil), plan[m.MemberID]...)
+		SortPartitions(target[m.MemberID])
+		for _, tp := range target[m.MemberID] {
+			if i := w.index(tp); i >= 0 {
+				given[i] = true
+			}
+		}
+	}
+	subscribed := map[string]bool{}
+	for _, m := range members {
+		for _, t := range m.Topics {
+			subscribed[t] = true
+		}
+	}
+	var unassigned []TopicPartition
+	for i, tp := range w.inputTPs {
+		if subscribed[tp.Topic] && !given[i] {
+			unassigned = append(unassigned, tp)
+		}
+	}
+	sent := make(map[string][]TopicPartition, len(members))
+	var withheld []TopicPartition
+	for _, m := range members {
+		kept := target[m.MemberID][:0:0]
+		for _, tp := range target[m.MemberID] {
+			if withheldByAssignor != nil {
+				if withheldByAssignor[tp] {
+					withheld = append(withheld, tp)
+					continue
+				}
+			} else if o, ok := owned[tp]; ok && o != m.MemberID {
+				withheld = append(withheld, tp)
+				continue
+			}
+			kept = append(kept, tp)
+		}
+		sent[m.MemberID] = kept
+	}
+	SortPartitions(withheld)
+	shortPlan := func(pl map[string][]TopicPartition) map[string][]string {
+		out := make(map[string][]string, len(pl))
+		for id, tps := range pl {
+			out[id] = w.shortNames(tps)
+		}
+		return out
+	}
+	return sent, &event.Plan{Target: shortPlan(target), Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: shortPlan(sent)},
+		unassigned
+}
+
+// TestLeaderPlanMatchesReference: over random groups (members subscribed to
+// some topics, plans giving each partition to at most one member, in any
+// order, partitions other members still own, an assignor's own withheld
+// set or none), leaderPlan sends, shows and finds unassigned what the
+// reference does, nil and empty lists alike.
+func TestLeaderPlanMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 429))
+	w := NewWorld(WithOnlyTopics(), WithTopic("a", 5, "a"), WithTopic("b", 7, "b"), WithRecords(0))
+	require.NoError(t, w.Err())
+	for i := range 3000 {
+		var members []MemberSubscription
+		for k := range 1 + rng.IntN(5) {
+			m := MemberSubscription{MemberID: fmt.Sprint("m", k)}
+			for _, topic := range []string{"a", "b", "c"} {
+				if rng.IntN(3) > 0 {
+					m.Topics = append(m.Topics, topic)
+				}
+			}
+			members = append(members, m)
+		}
+		plan := map[string][]TopicPartition{}
+		owned := map[TopicPartition]string{}
+		withheld := map[TopicPartition]bool{}
+		for _, tp := range append(append([]TopicPartition(nil), w.inputTPs...), TopicPartition{Topic: "c", Partition: 0}) {
+			id := members[rng.IntN(len(members))].MemberID
+			if rng.IntN(4) > 0 {
+				plan[id] = append(plan[id], tp)
+			}
+			if rng.IntN(4) == 0 {
+				owned[tp] = members[rng.IntN(len(members))].MemberID
+			}
+			if rng.IntN(5) == 0 {
+				withheld[tp] = true
+			}
+		}
+		for id, tps := range plan {
+			rng.Shuffle(len(tps), func(x, y int) { tps[x], tps[y] = tps[y], tps[x] })
+			if rng.IntN(8) == 0 {
+				plan[id] = tps[:0]
+			}
+		}
+		switch rng.IntN(3) {
+		case 0:
+			withheld = nil
+		case 1:
+			owned = map[TopicPartition]string{}
+		}
+		wantSent, wantShown, wantUnassigned := w.leaderPlanReference(members, plan, owned, withheld)
+		gotSent, gotShown, gotUnassigned := w.leaderPlan(members, plan, owned, withheld)
+		require.Equal(t, wantSent, gotSent, "case %d: sent", i)
+		require.Equal(t, wantShown, gotShown, "case %d: shown", i)
+		require.Equal(t, wantUnassigned, gotUnassigned, "case %d: unassigned", i)
+	}
+}
