@@ -2,6 +2,7 @@ package kgviz
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/event"
@@ -49,11 +50,18 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 		}
 		members[i] = sub
 	}
-	in := make([]MemberSubscription, len(members))
-	for i, m := range members {
-		in[i] = m
-		in[i].Topics = append([]string(nil), m.Topics...)
-		in[i].Owned = append([]TopicPartition(nil), m.Owned...)
+	// An assignor the leader knows (ownsInput) reads the subscriptions
+	// themselves, and its plan's lists become the targets; any other gets
+	// copies, and its lists are copied.
+	own := ownsInput(a)
+	in := members
+	if !own {
+		in = make([]MemberSubscription, len(members))
+		for i, m := range members {
+			in[i] = m
+			in[i].Topics = append([]string(nil), m.Topics...)
+			in[i].Owned = append([]TopicPartition(nil), m.Owned...)
+		}
 	}
 	var plan map[string][]TopicPartition
 	var report *AssignReport
@@ -87,7 +95,7 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 	if report != nil && a.Protocol() == Cooperative {
 		withheldByAssignor = report.withheldSet()
 	}
-	sent, shown, unassigned := w.leaderPlan(members, plan, owned, withheldByAssignor)
+	sent, shown, unassigned := w.leaderPlan(members, plan, owned, withheldByAssignor, own)
 	p.event(event.Event{Type: event.EvAssignorRun, Generation: resp.GenerationID, Assignor: a.Name()}.WithPlan(shown))
 	switch {
 	case nilPlan:
@@ -104,21 +112,64 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 	return assignments, nil
 }
 
+// ownsInput says whether a is a built-in assignor known to neither change nor
+// keep its input and to return a plan nobody else holds: Range.
+func ownsInput(a Assignor) bool {
+	_, ok := a.(rangeAssignor)
+	return ok
+}
+
+// leaderScratch is the leader's scratch, reused by every plan of a world.
+type leaderScratch struct {
+	given   []bool             // by input partition index: somebody got it
+	targets [][]TopicPartition // by position in members: the member's target
+}
+
 // leaderPlan is what the leader makes of a valid plan: each member's target
 // (its plan, sorted), the partitions of subscribed topics nobody got, and
 // what it sends each member: its target less what is withheld, the
 // partitions the assignor says it withheld (withheldByAssignor, a reporting
 // cooperative assignor) or else the partitions another member still owns
-// (owned). shown is the plan event's content, by short names.
+// (owned). shown is the plan event's content, by short names. A target is a
+// copy of the member's list, unless ownPlan says that nobody else holds the
+// plan (ownsInput): its lists are then sorted in place and used as they are.
 func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, owned map[TopicPartition]string,
-	withheldByAssignor map[TopicPartition]bool) (sent map[string][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
-	target := make(map[string][]TopicPartition, len(members))
-	targetShort := make(map[string][]string, len(members)) // target's short names
-	given := make([]bool, len(w.inputTPs))                 // by input partition index (the plan holds input partitions only)
+	withheldByAssignor map[TopicPartition]bool, ownPlan bool) (sent map[string][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
+	sc := &w.leader
+	if len(sc.given) < len(w.inputTPs) {
+		sc.given = make([]bool, len(w.inputTPs))
+	}
+	given := sc.given[:len(w.inputTPs)] // by input partition index (the plan holds input partitions only)
+	clear(given)
+	targets := sc.targets[:0]
+	defer func() { clear(targets); sc.targets = targets[:0] }()
+	n := 0
 	for _, m := range members {
-		tps := append([]TopicPartition(nil), plan[m.MemberID]...)
-		SortPartitions(tps)
-		names := make([]string, len(tps))
+		n += len(plan[m.MemberID])
+	}
+	// The copies share one array, and the targets' short names another.
+	var copies []TopicPartition
+	if !ownPlan {
+		copies = make([]TopicPartition, 0, n)
+	}
+	allNames := make([]string, n)
+	targetShort := make(map[string][]string, len(members)) // the targets' short names
+	for _, m := range members {
+		var tps []TopicPartition
+		if src := plan[m.MemberID]; len(src) > 0 {
+			if ownPlan {
+				tps = src
+			} else {
+				at := len(copies)
+				copies = append(copies, src...)
+				tps = copies[at:len(copies):len(copies)]
+			}
+			if !partitionsSorted(tps) {
+				SortPartitions(tps)
+			}
+		}
+		names := allNames[:len(tps):len(tps)]
+		allNames = allNames[len(tps):]
 		for k, tp := range tps {
 			if i := w.index(tp); i >= 0 {
 				given[i] = true
@@ -127,7 +178,8 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 				names[k] = tp.String()
 			}
 		}
-		target[m.MemberID], targetShort[m.MemberID] = tps, names
+		targets = append(targets, tps)
+		targetShort[m.MemberID] = names
 	}
 	// Partitions of subscribed topics nobody got.
 	subscribed := map[string]bool{}
@@ -151,8 +203,8 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 		o, ok := owned[tp]
 		return ok && o != id
 	}
-	for _, m := range members {
-		tps := target[m.MemberID]
+	for k, m := range members {
+		tps := targets[k]
 		all := true // nothing of the target is withheld: it is sent as it is, names too
 		for _, tp := range tps {
 			if isWithheld(m.MemberID, tp) {
@@ -176,4 +228,15 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 	}
 	SortPartitions(withheld)
 	return sent, &event.Plan{Target: targetShort, Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: sentShort}, unassigned
+}
+
+// partitionsSorted says whether tps is in SortPartitions' order.
+func partitionsSorted(tps []TopicPartition) bool {
+	for k := 1; k < len(tps); k++ {
+		a, b := tps[k-1], tps[k]
+		if c := strings.Compare(a.Topic, b.Topic); c > 0 || c == 0 && a.Partition > b.Partition {
+			return false
+		}
+	}
+	return true
 }

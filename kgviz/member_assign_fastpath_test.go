@@ -71,7 +71,7 @@ func (w *World) leaderPlanReference(members []MemberSubscription, plan map[strin
 // TestLeaderPlanMatchesReference: over random groups (members subscribed to
 // some topics, plans giving each partition to at most one member, in any
 // order, partitions other members still own, an assignor's own withheld
-// set or none), leaderPlan sends, shows and finds unassigned what the
+// set or none; lists the leader owns or not), leaderPlan sends, shows and finds unassigned what the
 // reference does, nil and empty lists alike.
 func TestLeaderPlanMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(3, 429))
@@ -116,7 +116,17 @@ func TestLeaderPlanMatchesReference(t *testing.T) {
 			owned = map[TopicPartition]string{}
 		}
 		wantSent, wantShown, wantUnassigned := w.leaderPlanReference(members, plan, owned, withheld)
-		gotSent, gotShown, gotUnassigned := w.leaderPlan(members, plan, owned, withheld)
+		// A plan the leader owns (ownsInput) is sorted in place: it gets
+		// a copy of its own, the reference's lists are left alone.
+		ownPlan := rng.IntN(2) == 0
+		in := plan
+		if ownPlan {
+			in = make(map[string][]TopicPartition, len(plan))
+			for id, tps := range plan {
+				in[id] = append(tps[:0:0], tps...)
+			}
+		}
+		gotSent, gotShown, gotUnassigned := w.leaderPlan(members, in, owned, withheld, ownPlan)
 		require.Equal(t, wantSent, gotSent, "case %d: sent", i)
 		require.Equal(t, wantShown, gotShown, "case %d: shown", i)
 		require.Equal(t, wantUnassigned, gotUnassigned, "case %d: unassigned", i)

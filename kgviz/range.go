@@ -22,7 +22,18 @@ import (
 // org.apache.kafka.clients.consumer.RangeAssignor without racks, for any input.
 // Each member's list is sorted by topic, then partition (Kafka's own list order
 // follows a HashMap's topic order and means nothing).
-var Range Assignor = NewAssignor("range", Eager, assignRange)
+var Range Assignor = rangeAssignor{}
+
+// rangeAssignor is Range. It has a type of its own so that the leader knows
+// it (see ownsInput): assignRange neither changes nor keeps its input, and
+// every plan it returns is new, its lists in one array of their own.
+type rangeAssignor struct{}
+
+func (rangeAssignor) Name() string                { return "range" }
+func (rangeAssignor) Protocol() RebalanceProtocol { return Eager }
+func (rangeAssignor) Assign(m []MemberSubscription, t map[string]int) map[string][]TopicPartition {
+	return assignRange(m, t)
+}
 
 // Assignors returns the four built-in assignors: Range, RoundRobin, Sticky and
 // CooperativeSticky, in that order.

@@ -69,7 +69,8 @@ type World struct {
 	img       *modern.TopicsImage // the members' view of the topics (consumer group protocol)
 	afterStep func()              // a test's check after every tick
 
-	marks partitionMarks // scratch: a process's owned input partitions, marked
+	marks  partitionMarks // scratch: a process's owned input partitions, marked
+	leader leaderScratch  // scratch: the leader's plan (leaderPlan)
 }
 
 type crashAt struct {
