@@ -391,7 +391,9 @@ func (p *member) cgReconcile(settled bool) bool {
 	}
 	p.revoke(revoked, event.ReasonReconcileRevoke)
 	p.owned = append(p.owned, added...)
-	SortPartitions(p.owned)
+	if !partitionsSorted(p.owned) { // owned may share its array with an assignment: never changed in place
+		SortPartitions(p.owned)
+	}
 	p.syncOwned()
 	if len(added) > 0 {
 		p.event(event.Event{Type: event.EvAssigned, Generation: c.epoch}.WithPartitions(p.w.shortNames(added)))

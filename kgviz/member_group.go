@@ -210,7 +210,7 @@ func (p *member) sendJoin() {
 	if p.protocol == Cooperative {
 		sub.OwnedPartitions = append([]TopicPartition(nil), p.owned...)
 	} else {
-		sub.UserData = append([]TopicPartition(nil), g.prevAssignment...)
+		sub.UserData = g.prevAssignment // never changed once set (onSyncGroupResponse)
 	}
 	protocols := make([]broker.JoinGroupProtocol, len(p.cfg.assignors))
 	for i, a := range p.cfg.assignors {
@@ -282,8 +282,14 @@ func (p *member) onSyncGroupResponse(m *broker.SyncGroupResponse) {
 		return
 	}
 	g.state = ClassicStable
-	g.pending = append([]TopicPartition(nil), m.Assignment...)
-	SortPartitions(g.pending)
+	// pending and prevAssignment are only read, never changed: a sorted
+	// assignment is the answer's own list (which nobody changes either).
+	if len(m.Assignment) > 0 && partitionsSorted(m.Assignment) {
+		g.pending = m.Assignment[:len(m.Assignment):len(m.Assignment)]
+	} else {
+		g.pending = append([]TopicPartition(nil), m.Assignment...)
+		SortPartitions(g.pending)
+	}
 	g.prevAssignment = g.pending
 	g.havePending = true
 	p.wake()
@@ -343,8 +349,17 @@ func (p *member) applyAssignment(settled bool) bool {
 	g.appMemberID, g.appGeneration, g.assigned = g.memberID, g.generation, true
 	p.revoke(revoked, event.ReasonCooperativeRevoke)
 	fresh := len(p.owned) == 0
-	p.owned = append(p.owned, added...)
-	SortPartitions(p.owned)
+	if fresh && len(added) > 0 {
+		// added is pending, sorted, which nobody changes: owned is never
+		// changed in place either, only replaced (or appended to, which
+		// copies a full list)
+		p.owned = added[:len(added):len(added)]
+	} else {
+		p.owned = append(p.owned, added...)
+		if !partitionsSorted(p.owned) {
+			SortPartitions(p.owned)
+		}
+	}
 	p.syncOwned()
 	if len(added) > 0 {
 		names := p.ownedShort // added is the whole assignment, sorted as pending is
