@@ -96,16 +96,39 @@ func NewAssignor(name string, protocol RebalanceProtocol, fn AssignFunc) Assigno
 // in SyncGroup: every partition at most once, only known members, only
 // partitions of subscribed topics that exist.
 func validatePlan(a Assignor, members []MemberSubscription, topics map[string]int, plan map[string][]TopicPartition) error {
-	known := make(map[string]int, len(members)) // member id → its last entry in members
+	var c planCheck
+	return c.validate(a, members, topics, plan)
+}
+
+// planCheck is validatePlan's scratch, which a leader reuses from plan to
+// plan: nothing of it outlives a check.
+type planCheck struct {
+	known map[string]int     // member id → its last entry in members
+	ids   []string           // the plan's member ids, sorted
+	owner map[string][]int32 // by topic, by partition: 1 + the owner's position in ids (0 if none)
+}
+
+// validate is validatePlan with c's scratch.
+func (c *planCheck) validate(a Assignor, members []MemberSubscription, topics map[string]int, plan map[string][]TopicPartition) error {
+	if c.known == nil {
+		c.known = make(map[string]int, len(members))
+		c.owner = make(map[string][]int32, len(topics))
+	}
+	known, owner := c.known, c.owner
+	clear(known)
+	for _, o := range owner {
+		clear(o)
+	}
 	for i, m := range members {
 		known[m.MemberID] = i
 	}
-	ids := make([]string, 0, len(plan))
+	ids := c.ids[:0]
 	for id := range plan {
 		ids = append(ids, id)
 	}
 	slices.Sort(ids)
-	owner := make(map[string][]int32, len(topics)) // by topic, by partition: 1 + the owner's position in ids (0 if none)
+	c.ids = ids
+	defer clear(ids)
 	for k, id := range ids {
 		i, ok := known[id]
 		if !ok {
@@ -125,7 +148,7 @@ func validatePlan(a Assignor, members []MemberSubscription, topics map[string]in
 						lastOK = true
 					}
 				}
-				if lastOwners = owner[tp.Topic]; lastOwners == nil {
+				if lastOwners = owner[tp.Topic]; lastOwners == nil || len(lastOwners) != n {
 					lastOwners = make([]int32, n)
 					owner[tp.Topic] = lastOwners
 				}

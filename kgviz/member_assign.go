@@ -88,7 +88,7 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 	if nilPlan {
 		plan = map[string][]TopicPartition{}
 	}
-	if err := validatePlan(a, members, topics, plan); err != nil {
+	if err := w.leader.check.validate(a, members, topics, plan); err != nil {
 		return nil, err
 	}
 	var withheldByAssignor map[TopicPartition]bool
@@ -106,9 +106,10 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 			Reason: event.ReasonUnassigned}.WithPartitions(w.shortNames(unassigned)))
 	}
 	assignments = make([]broker.SyncGroupAssignment, 0, len(members))
-	for _, m := range members {
-		assignments = append(assignments, broker.SyncGroupAssignment{MemberID: m.MemberID, Assignment: sent[m.MemberID]})
+	for k, m := range members {
+		assignments = append(assignments, broker.SyncGroupAssignment{MemberID: m.MemberID, Assignment: sent[k]})
 	}
+	clear(sent)
 	return assignments, nil
 }
 
@@ -122,7 +123,8 @@ func ownsInput(a Assignor) bool {
 // leaderScratch is the leader's scratch, reused by every plan of a world.
 type leaderScratch struct {
 	given   []bool             // by input partition index: somebody got it
-	targets [][]TopicPartition // by position in members: the member's target
+	targets [][]TopicPartition // by position in members: the member's target, then what it is sent
+	check   planCheck          // validatePlan's
 }
 
 // leaderPlan is what the leader makes of a valid plan: each member's target
@@ -130,19 +132,22 @@ type leaderScratch struct {
 // what it sends each member: its target less what is withheld, the
 // partitions the assignor says it withheld (withheldByAssignor, a reporting
 // cooperative assignor) or else the partitions another member still owns
-// (owned). shown is the plan event's content, by short names. A target is a
+// (owned), by position in members (the leader's scratch: valid until the next
+// plan; the lists themselves are new). shown is the plan event's content, by
+// short names. A target is a
 // copy of the member's list, unless ownPlan says that nobody else holds the
 // plan (ownsInput): its lists are then sorted in place and used as they are.
 func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, owned map[TopicPartition]string,
-	withheldByAssignor map[TopicPartition]bool, ownPlan bool) (sent map[string][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
+	withheldByAssignor map[TopicPartition]bool, ownPlan bool) (sent [][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
 	sc := &w.leader
 	if len(sc.given) < len(w.inputTPs) {
 		sc.given = make([]bool, len(w.inputTPs))
 	}
 	given := sc.given[:len(w.inputTPs)] // by input partition index (the plan holds input partitions only)
 	clear(given)
+	clear(sc.targets)
 	targets := sc.targets[:0]
-	defer func() { clear(targets); sc.targets = targets[:0] }()
+	defer func() { sc.targets = targets[:0] }()
 	n := 0
 	for _, m := range members {
 		n += len(plan[m.MemberID])
@@ -193,7 +198,6 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 			unassigned = append(unassigned, tp)
 		}
 	}
-	sent = make(map[string][]TopicPartition, len(members))
 	sentShort := make(map[string][]string, len(members)) // sent's short names
 	var withheld []TopicPartition
 	isWithheld := func(id string, tp TopicPartition) bool {
@@ -213,7 +217,7 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 			}
 		}
 		if all {
-			sent[m.MemberID], sentShort[m.MemberID] = tps, targetShort[m.MemberID]
+			sentShort[m.MemberID] = targetShort[m.MemberID]
 			continue
 		}
 		kept := tps[:0:0]
@@ -224,10 +228,10 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 			}
 			kept = append(kept, tp)
 		}
-		sent[m.MemberID], sentShort[m.MemberID] = kept, w.shortNames(kept)
+		targets[k], sentShort[m.MemberID] = kept, w.shortNames(kept)
 	}
 	SortPartitions(withheld)
-	return sent, &event.Plan{Target: targetShort, Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: sentShort}, unassigned
+	return targets, &event.Plan{Target: targetShort, Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: sentShort}, unassigned
 }
 
 // partitionsSorted says whether tps is in SortPartitions' order.
