@@ -54,11 +54,17 @@ func (t *pauseTracker) note(list []pauseChange, slot int, p *member, i int32) []
 }
 
 // recordPauses records a refresh's changes (typ: EvPaused or EvResumed) and
-// forgets their processes.
+// forgets their processes. The events' lists of names share one new array.
 func (w *World) recordPauses(typ event.Type, list []pauseChange) {
+	n := 0
+	for k := range list {
+		n += len(list[k].idx)
+	}
+	all := make([]string, n)
 	for k := range list {
 		c := &list[k]
-		names := make([]string, len(c.idx))
+		names := all[:len(c.idx):len(c.idx)]
+		all = all[len(c.idx):]
 		for j, i := range c.idx {
 			names[j] = w.shortBy[i]
 		}
