@@ -2,6 +2,7 @@ package kgviz
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kgviz/kgviz/kgviz/broker"
@@ -28,7 +29,10 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 		return nil, fmt.Errorf("the group chose assignor %q, which the leader %s does not have", resp.ProtocolName, p.name)
 	}
 	topics := w.topicCounts()
-	members := make([]MemberSubscription, len(resp.Members))
+	// members is the leader's scratch: no assignor keeps it (one that is
+	// not known gets copies, see below); cleared once the plan is made.
+	members := slices.Grow(w.leader.members[:0], len(resp.Members))[:len(resp.Members)]
+	defer func() { clear(members); w.leader.members = members[:0] }()
 	owned := map[TopicPartition]string{} // partitions cooperative members still own
 	for i, m := range resp.Members {
 		md := m.Metadata
@@ -122,9 +126,10 @@ func ownsInput(a Assignor) bool {
 
 // leaderScratch is the leader's scratch, reused by every plan of a world.
 type leaderScratch struct {
-	given   []bool             // by input partition index: somebody got it
-	targets [][]TopicPartition // by position in members: the member's target, then what it is sent
-	check   planCheck          // validatePlan's
+	given   []bool               // by input partition index: somebody got it
+	targets [][]TopicPartition   // by position in members: the member's target, then what it is sent
+	check   planCheck            // validatePlan's
+	members []MemberSubscription // runAssignor's members, from the JoinGroup response
 }
 
 // leaderPlan is what the leader makes of a valid plan: each member's target
