@@ -71,6 +71,8 @@ type World struct {
 
 	marks  partitionMarks // scratch: a process's owned input partitions, marked
 	leader leaderScratch  // scratch: the leader's plan (leaderPlan)
+
+	topicNamesOnce []string // topicNames, once made
 }
 
 type crashAt struct {
@@ -189,13 +191,19 @@ func (w *World) Members() []string { return append([]string(nil), w.names...) }
 // Partitions returns the input partitions' short names in order ("o0" ... "p2").
 func (w *World) Partitions() []string { return w.shortNames(w.inputTPs) }
 
+// topicNames returns the topics' names, sorted. The topics never change, and
+// the list is made once: every JoinGroup request shares it, and nobody
+// changes it.
 func (w *World) topicNames() []string {
-	names := make([]string, 0, len(w.topics))
-	for _, t := range w.topics {
-		names = append(names, t.name)
+	if w.topicNamesOnce == nil {
+		names := make([]string, 0, len(w.topics))
+		for _, t := range w.topics {
+			names = append(names, t.name)
+		}
+		sort.Strings(names)
+		w.topicNamesOnce = names[:len(names):len(names)]
 	}
-	sort.Strings(names)
-	return names
+	return w.topicNamesOnce
 }
 
 func (w *World) topicCounts() map[string]int {
