@@ -2,6 +2,7 @@ package kgviz
 
 import (
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 
@@ -59,8 +60,20 @@ func assignRange(members []MemberSubscription, topics map[string]int) map[string
 	g := newGroupView(members, topics)
 	order := g.kafkaOrder()
 
-	// Subscribers of every topic, in MemberInfo order.
+	// Subscribers of every topic, in MemberInfo order, all in one array.
+	nsubs := make([]int, len(g.topics))
+	all := 0
+	for _, m := range order {
+		for _, t := range g.subs[m] {
+			nsubs[t]++
+			all++
+		}
+	}
 	subscribers := make([][]int32, len(g.topics))
+	backing := make([]int32, all)
+	for t, n := range nsubs {
+		subscribers[t], backing = backing[:0:n], backing[n:]
+	}
 	for _, m := range order {
 		for _, t := range g.subs[m] {
 			subscribers[t] = append(subscribers[t], m)
@@ -123,8 +136,8 @@ func newGroupView(members []MemberSubscription, topics map[string]int) *groupVie
 	for i := range order {
 		order[i] = i
 	}
-	sort.SliceStable(order, func(a, b int) bool { return members[order[a]].MemberID < members[order[b]].MemberID })
-	g := &groupView{index: map[string]int32{}}
+	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(members[a].MemberID, members[b].MemberID) })
+	g := &groupView{index: map[string]int32{}, members: make([]*MemberSubscription, 0, len(members)), ids: make([]string, 0, len(members))}
 	for _, i := range order {
 		if n := len(g.members); n > 0 && g.members[n-1].MemberID == members[i].MemberID {
 			continue
@@ -200,8 +213,8 @@ func (g *groupView) kafkaOrder() []int32 {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	sort.SliceStable(order, func(a, b int) bool {
-		return memberInfoCompare(g.members[order[a]], g.members[order[b]]) < 0
+	slices.SortStableFunc(order, func(a, b int32) int {
+		return memberInfoCompare(g.members[a], g.members[b])
 	})
 	return order
 }
