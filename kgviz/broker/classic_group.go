@@ -402,12 +402,18 @@ func (g *ClassicGroup) joined(reason event.Reason, memberID string) {
 // joinResponse is the JoinGroup answer for m in the current generation;
 // only the leader gets the member list.
 func (g *ClassicGroup) joinResponse(m *classicMember) *JoinGroupResponse {
-	resp := &JoinGroupResponse{GenerationID: g.generation, ProtocolType: g.protocolType, ProtocolName: g.protocolName,
+	resp := &JoinGroupResponse{}
+	g.fillJoinResponse(resp, m)
+	return resp
+}
+
+// fillJoinResponse writes joinResponse's answer for m into resp (a zero one).
+func (g *ClassicGroup) fillJoinResponse(resp *JoinGroupResponse, m *classicMember) {
+	*resp = JoinGroupResponse{GenerationID: g.generation, ProtocolType: g.protocolType, ProtocolName: g.protocolName,
 		Leader: g.leader, MemberID: m.id}
 	if m.id == g.leader {
 		resp.Members = g.currentMembers()
 	}
-	return resp
 }
 
 // currentMembers lists the members with their metadata for the chosen
@@ -565,11 +571,23 @@ func (g *ClassicGroup) completeJoin() {
 	lm := g.members[g.leader]
 	g.b().record(event.Event{Type: event.EvLeader, Member: lm.clientID, MemberID: lm.id, Generation: g.generation})
 	syncBy := g.now() + g.rebalanceTimeout() + 2
+	// the answers of this generation in one allocation: each is sent once
+	// and never changed, and no two share a slot
+	waiting := 0
+	for _, id := range g.order {
+		if g.members[id].join != nil {
+			waiting++
+		}
+	}
+	resps := make([]JoinGroupResponse, waiting)
 	for _, id := range g.order {
 		m := g.members[id]
 		g.awaitSync(m, syncBy)
 		if env := g.unparkJoin(m); env != nil {
-			g.b().reply(*env, g.generation, g.joinResponse(m))
+			resp := &resps[0]
+			resps = resps[1:]
+			g.fillJoinResponse(resp, m)
+			g.b().reply(*env, g.generation, resp)
 		}
 	}
 }
@@ -638,6 +656,14 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 		// The coordinator stores the plan without looking inside it.
 		g.storePlan(req.Assignments)
 		g.transition(kafka.GroupStable)
+		waiting := 0
+		for _, id := range g.order {
+			if g.members[id].sync != nil {
+				waiting++
+			}
+		}
+		// the answers in one allocation, one slot each, never changed
+		resps := make([]SyncGroupResponse, waiting)
 		for _, id := range g.order {
 			mm := g.members[id]
 			if mm.sync != nil {
@@ -646,7 +672,10 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 				mm.awaitingSync = false
 				mm.syncTimer.Stop()
 				g.heardFrom(mm, g.now())
-				g.b().reply(*s, g.generation, &SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: mm.assignment})
+				resp := &resps[0]
+				resps = resps[1:]
+				*resp = SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: mm.assignment}
+				g.b().reply(*s, g.generation, resp)
 			}
 		}
 	case kafka.GroupStable:
