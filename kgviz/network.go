@@ -107,16 +107,18 @@ func (n *network) put(lane int, env *broker.Envelope, p *member, record bool) in
 		f.lost = true
 	}
 	if record {
-		n.w.record(n.event(event.EvSend, *f))
+		n.record(event.EvSend, f, "")
 	}
 	return n.nextMsg
 }
 
-// event describes a message in flight (EvSend, EvDrop).
-func (n *network) event(t event.Type, f flight) event.Event {
+// record records a message in flight (EvSend, EvDrop with its reason). The
+// event is built once, where it is recorded: f is read in place, and no
+// copy of the (large) event is returned.
+func (n *network) record(t event.Type, f *flight, reason event.Reason) {
 	m := f.env.Msg
 	e := event.Event{Type: t, From: f.env.From, To: f.env.To, API: m.Key(), Response: m.IsResponse(), Msg: f.env.ID,
-		ReplyTo: f.env.ReplyTo, Generation: f.env.Generation, Error: broker.ErrorOf(m)}.WithBody(m)
+		ReplyTo: f.env.ReplyTo, Generation: f.env.Generation, Error: broker.ErrorOf(m), Reason: reason}.WithBody(m)
 	if f.proc != nil {
 		e.Member, e.MemberID = f.proc.name, f.proc.memberID()
 	}
@@ -124,7 +126,7 @@ func (n *network) event(t event.Type, f flight) event.Event {
 	if pr, ok := m.(*broker.ProduceRequest); ok {
 		e.Record = pr.Batch.Record
 	}
-	return e
+	n.w.record(e)
 }
 
 // deliverDue hands every message sent before this tick to its recipient:
@@ -194,9 +196,7 @@ func (n *network) deliverDue() {
 // list of due messages, which no send during the delivery touches.
 func (n *network) deliver(f *flight) {
 	if f.lost {
-		e := n.event(event.EvDrop, *f)
-		e.Reason = event.ReasonLostInFlight
-		n.w.record(e)
+		n.record(event.EvDrop, f, event.ReasonLostInFlight)
 		return
 	}
 	if f.env.To == n.w.broker.Name() {
@@ -206,9 +206,7 @@ func (n *network) deliver(f *flight) {
 	p := f.proc
 	if p == nil || !p.alive() {
 		if f.recorded {
-			e := n.event(event.EvDrop, *f)
-			e.Reason = event.ReasonNotRunning
-			n.w.record(e)
+			n.record(event.EvDrop, f, event.ReasonNotRunning)
 		}
 		return
 	}

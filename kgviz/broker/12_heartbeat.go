@@ -31,12 +31,32 @@ func (*HeartbeatRequest) String() string     { return "" }
 func (*HeartbeatResponse) String() string    { return "" }
 
 // heartbeatOK is the answer to every successful heartbeat (messages are never
-// changed once sent, so one value serves them all).
-var heartbeatOK = &HeartbeatResponse{}
+// changed once sent, so one value serves them all); the errors a heartbeat
+// can meet have one value each too (every member gets REBALANCE_IN_PROGRESS
+// from each of its heartbeats while a rebalance waits for its JoinGroup).
+var (
+	heartbeatOK          = &HeartbeatResponse{}
+	heartbeatRebalance   = &HeartbeatResponse{ErrorCode: kafka.REBALANCE_IN_PROGRESS}
+	heartbeatUnknown     = &HeartbeatResponse{ErrorCode: kafka.UNKNOWN_MEMBER_ID}
+	heartbeatIllegalGen  = &HeartbeatResponse{ErrorCode: kafka.ILLEGAL_GENERATION}
+	heartbeatFenced      = &HeartbeatResponse{ErrorCode: kafka.FENCED_INSTANCE_ID}
+	heartbeatUnavailable = &HeartbeatResponse{ErrorCode: kafka.COORDINATOR_NOT_AVAILABLE}
+)
 
 func heartbeatResponse(code kafka.ErrorCode) *HeartbeatResponse {
-	if code == kafka.NONE {
+	switch code {
+	case kafka.NONE:
 		return heartbeatOK
+	case kafka.REBALANCE_IN_PROGRESS:
+		return heartbeatRebalance
+	case kafka.UNKNOWN_MEMBER_ID:
+		return heartbeatUnknown
+	case kafka.ILLEGAL_GENERATION:
+		return heartbeatIllegalGen
+	case kafka.FENCED_INSTANCE_ID:
+		return heartbeatFenced
+	case kafka.COORDINATOR_NOT_AVAILABLE:
+		return heartbeatUnavailable
 	}
 	return &HeartbeatResponse{ErrorCode: code}
 }

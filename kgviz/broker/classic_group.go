@@ -50,6 +50,9 @@ type classicMember struct {
 	session                  *clock.Timer // fires at or before deadline, and is moved on lazily
 	removed                  bool         // no longer in the group (left, removed or replaced)
 	syncTimer                *clock.Timer
+	// the parked requests themselves: join and sync point here while set,
+	// so that parking a request allocates nothing
+	joinEnv, syncEnv Envelope
 }
 
 func newClassicGroup(gc *GroupCoordinator, id string) *ClassicGroup {
@@ -293,15 +296,19 @@ func (g *ClassicGroup) addMember(env Envelope, req *JoinGroupRequest, id string)
 func (m *classicMember) update(req *JoinGroupRequest) {
 	m.sessionTimeout, m.rebalanceTimeout = req.SessionTimeout, req.RebalanceTimeout
 	m.protocolType = req.ProtocolType
-	m.protocols = append([]JoinGroupProtocol(nil), req.Protocols...)
+	// The request's own list, capped: a message is never changed once sent.
+	m.protocols = nil
+	if n := len(req.Protocols); n > 0 {
+		m.protocols = req.Protocols[:n:n]
+	}
 }
 
 func (g *ClassicGroup) park(m *classicMember, env Envelope) {
 	if m.join == nil {
 		g.awaitingJoin++
 	}
-	e := env
-	m.join = &e
+	m.joinEnv = env
+	m.join = &m.joinEnv
 }
 
 func (g *ClassicGroup) unparkJoin(m *classicMember) *Envelope {
@@ -395,12 +402,18 @@ func (g *ClassicGroup) joined(reason event.Reason, memberID string) {
 // joinResponse is the JoinGroup answer for m in the current generation;
 // only the leader gets the member list.
 func (g *ClassicGroup) joinResponse(m *classicMember) *JoinGroupResponse {
-	resp := &JoinGroupResponse{GenerationID: g.generation, ProtocolType: g.protocolType, ProtocolName: g.protocolName,
+	resp := &JoinGroupResponse{}
+	g.fillJoinResponse(resp, m)
+	return resp
+}
+
+// fillJoinResponse writes joinResponse's answer for m into resp (a zero one).
+func (g *ClassicGroup) fillJoinResponse(resp *JoinGroupResponse, m *classicMember) {
+	*resp = JoinGroupResponse{GenerationID: g.generation, ProtocolType: g.protocolType, ProtocolName: g.protocolName,
 		Leader: g.leader, MemberID: m.id}
 	if m.id == g.leader {
 		resp.Members = g.currentMembers()
 	}
-	return resp
 }
 
 // currentMembers lists the members with their metadata for the chosen
@@ -558,11 +571,23 @@ func (g *ClassicGroup) completeJoin() {
 	lm := g.members[g.leader]
 	g.b().record(event.Event{Type: event.EvLeader, Member: lm.clientID, MemberID: lm.id, Generation: g.generation})
 	syncBy := g.now() + g.rebalanceTimeout() + 2
+	// the answers of this generation in one allocation: each is sent once
+	// and never changed, and no two share a slot
+	waiting := 0
+	for _, id := range g.order {
+		if g.members[id].join != nil {
+			waiting++
+		}
+	}
+	resps := make([]JoinGroupResponse, waiting)
 	for _, id := range g.order {
 		m := g.members[id]
 		g.awaitSync(m, syncBy)
 		if env := g.unparkJoin(m); env != nil {
-			g.b().reply(*env, g.generation, g.joinResponse(m))
+			resp := &resps[0]
+			resps = resps[1:]
+			g.fillJoinResponse(resp, m)
+			g.b().reply(*env, g.generation, resp)
 		}
 	}
 }
@@ -623,33 +648,22 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 	case kafka.GroupPreparingRebalance:
 		fail(kafka.REBALANCE_IN_PROGRESS)
 	case kafka.GroupCompletingRebalance:
-		e := env
-		m.sync = &e
+		m.syncEnv = env
+		m.sync = &m.syncEnv
 		if m.id != g.leader {
 			return
 		}
 		// The coordinator stores the plan without looking inside it.
-		plan := make(map[string][]kafka.TopicPartition, len(req.Assignments))
-		total := 0
-		for _, a := range req.Assignments {
-			plan[a.MemberID] = a.Assignment
-		}
-		for _, id := range g.order {
-			total += len(plan[id])
-		}
-		// one copy for the whole plan, each member's share capped so that
-		// an append to one cannot write into the next
-		buf := make([]kafka.TopicPartition, 0, total)
-		for _, id := range g.order {
-			var own []kafka.TopicPartition
-			if l := plan[id]; len(l) > 0 {
-				start := len(buf)
-				buf = append(buf, l...)
-				own = buf[start:len(buf):len(buf)]
-			}
-			g.members[id].assignment = own
-		}
+		g.storePlan(req.Assignments)
 		g.transition(kafka.GroupStable)
+		waiting := 0
+		for _, id := range g.order {
+			if g.members[id].sync != nil {
+				waiting++
+			}
+		}
+		// the answers in one allocation, one slot each, never changed
+		resps := make([]SyncGroupResponse, waiting)
 		for _, id := range g.order {
 			mm := g.members[id]
 			if mm.sync != nil {
@@ -658,13 +672,36 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 				mm.awaitingSync = false
 				mm.syncTimer.Stop()
 				g.heardFrom(mm, g.now())
-				g.b().reply(*s, g.generation, &SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: mm.assignment})
+				resp := &resps[0]
+				resps = resps[1:]
+				*resp = SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: mm.assignment}
+				g.b().reply(*s, g.generation, resp)
 			}
 		}
 	case kafka.GroupStable:
 		m.awaitingSync = false
 		m.syncTimer.Stop()
 		g.b().reply(env, g.generation, &SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment})
+	}
+}
+
+// storePlan gives every member its share of the leader's plan: the last
+// share the plan names it in, or nil (an empty share too); shares of ids
+// that are not members are ignored. A share is the request's own list,
+// capped so that an append to it cannot write into whatever follows it:
+// a message is never changed once sent, so the coordinator need not copy it.
+func (g *ClassicGroup) storePlan(plan []SyncGroupAssignment) {
+	for _, id := range g.order {
+		g.members[id].assignment = nil
+	}
+	for _, a := range plan {
+		if m, ok := g.members[a.MemberID]; ok {
+			var own []kafka.TopicPartition
+			if l := a.Assignment; len(l) > 0 {
+				own = l[:len(l):len(l)]
+			}
+			m.assignment = own
+		}
 	}
 }
 

@@ -54,6 +54,8 @@ type GroupCoordinator struct {
 	offsets map[string]*groupOffsets
 	logs    map[int]*Log // partitions of __consumer_offsets that hold records
 	seq     map[string]int
+
+	fetchAnswers fetchAnswers // OffsetFetch answers handed out by block
 }
 
 func newGroupCoordinator(b *Broker) *GroupCoordinator {

@@ -25,6 +25,10 @@ type Clock struct {
 	wheel    [wheelSize][]entry
 	overflow map[int][]entry
 	pending  int
+	// spare: the arrays of buckets that fired, for the next empty bucket to
+	// fill; only a few buckets hold timers at a time, so a few arrays go
+	// round instead of each of the wheel's buckets growing its own
+	spare [][]entry
 }
 
 type entry struct {
@@ -84,6 +88,10 @@ func (c *Clock) set(t *Timer, at int) {
 	e := entry{t, t.ver}
 	if at-c.fired < wheelSize {
 		b := &c.wheel[at%wheelSize]
+		if *b == nil && len(c.spare) > 0 {
+			*b = c.spare[len(c.spare)-1]
+			c.spare = c.spare[:len(c.spare)-1]
+		}
 		*b = append(*b, e)
 		return
 	}
@@ -130,7 +138,10 @@ func (c *Clock) FireDue() {
 			}
 		}
 		clear(*b)
-		*b = (*b)[:0]
+		if cap(*b) > 0 {
+			c.spare = append(c.spare, (*b)[:0])
+		}
+		*b = nil
 		c.fired = tick
 	}
 }
