@@ -38,7 +38,13 @@ type Envelope struct {
 	// Generation is the generation the sender refers to, for the record
 	// only (the broker reads generations from the typed requests).
 	Generation int
-	Msg        kafka.Message
+	// Msg is the typed request or response. A message is never changed
+	// once sent: its sender and its recipient may both keep the slices it
+	// holds (the coordinator stores the leader's plan lists as sent, a
+	// member keeps the assignment it was sent as its owned list), and the
+	// event log may encode it later. Whoever needs to change such a list
+	// copies it first.
+	Msg kafka.Message
 }
 
 // Network carries the broker's messages: its responses and its requests
