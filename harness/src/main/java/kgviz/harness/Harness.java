@@ -413,31 +413,56 @@ public final class Harness {
             return sb.append(digits).toString();
         }
 
-        static void main(String[] args) {
-            if (args.length < 6) throw new IllegalArgumentException("scale ASSIGNOR TOPICS PARTITIONS CONSUMERS WARMUPS RUNS [gone|kafkatest]");
-            String name = args[0];
-            int topicCount = Integer.parseInt(args[1]);
-            int partitionCount = Integer.parseInt(args[2]);
-            int consumerCount = Integer.parseInt(args[3]);
-            int warmups = Integer.parseInt(args[4]);
-            int runs = Integer.parseInt(args[5]);
-            boolean kafkaTest = args.length > 6 && args[6].equals("kafkatest");
-            if (!name.equals("sticky") && !name.equals("cooperative-sticky"))
-                throw new IllegalArgumentException("scale: sticky or cooperative-sticky, not " + name);
+        /**
+         * The arguments of a scale mode ("scale", "stickyscale") and the input they describe:
+         * topics t0..tN of PARTITIONS partitions each, consumers c0..cM subscribed to all of them.
+         */
+        static final class Input {
+            final String name;
+            final int topicCount, partitionCount, consumerCount, warmups, runs;
+            final List<String> topics = new ArrayList<>();
+            final List<String> ids = new ArrayList<>();
+            final Map<String, List<PartitionInfo>> partitionsPerTopic = new HashMap<>();
+            final Map<String, Subscription> fresh = new HashMap<>();
 
-            List<String> topics = new ArrayList<>();
-            Map<String, List<PartitionInfo>> partitionsPerTopic = new HashMap<>();
-            for (int t = 0; t < topicCount; t++) {
-                String topic = pad("t", t, topicCount);
-                topics.add(topic);
-                List<PartitionInfo> infos = new ArrayList<>(partitionCount);
-                for (int p = 0; p < partitionCount; p++)
-                    infos.add(new PartitionInfo(topic, p, Node.noNode(), new Node[0], new Node[0]));
-                partitionsPerTopic.put(topic, infos);
+            Input(String mode, String usageTail, String[] args) {
+                if (args.length < 6)
+                    throw new IllegalArgumentException(mode + " ASSIGNOR TOPICS PARTITIONS CONSUMERS WARMUPS RUNS" + usageTail);
+                name = args[0];
+                topicCount = Integer.parseInt(args[1]);
+                partitionCount = Integer.parseInt(args[2]);
+                consumerCount = Integer.parseInt(args[3]);
+                warmups = Integer.parseInt(args[4]);
+                runs = Integer.parseInt(args[5]);
+                if (!name.equals("sticky") && !name.equals("cooperative-sticky"))
+                    throw new IllegalArgumentException(mode + ": sticky or cooperative-sticky, not " + name);
+                for (int t = 0; t < topicCount; t++) {
+                    String topic = pad("t", t, topicCount);
+                    topics.add(topic);
+                    List<PartitionInfo> infos = new ArrayList<>(partitionCount);
+                    for (int p = 0; p < partitionCount; p++)
+                        infos.add(new PartitionInfo(topic, p, Node.noNode(), new Node[0], new Node[0]));
+                    partitionsPerTopic.put(topic, infos);
+                }
+                for (int c = 0; c < consumerCount; c++) {
+                    ids.add(pad("c", c, consumerCount));
+                    fresh.put(ids.get(c), new Subscription(topics));
+                }
             }
-            Map<String, Subscription> fresh = new HashMap<>();
-            for (int c = 0; c < consumerCount; c++)
-                fresh.put(pad("c", c, consumerCount), new Subscription(topics));
+        }
+
+        static void main(String[] args) {
+            Input in = new Input("scale", " [gone|kafkatest]", args);
+            String name = in.name;
+            int topicCount = in.topicCount;
+            int partitionCount = in.partitionCount;
+            int consumerCount = in.consumerCount;
+            int warmups = in.warmups;
+            int runs = in.runs;
+            boolean kafkaTest = args.length > 6 && args[6].equals("kafkatest");
+            List<String> topics = in.topics;
+            Map<String, List<PartitionInfo>> partitionsPerTopic = in.partitionsPerTopic;
+            Map<String, Subscription> fresh = in.fresh;
 
             List<Double> freshMs = new ArrayList<>();
             List<Double> reassignMs = new ArrayList<>();

@@ -100,43 +100,17 @@ final class StickyTools {
         out.flush();
     }
 
-    static String pad(String prefix, int i, int max) {
-        String digits = Integer.toString(i);
-        int width = Integer.toString(max).length();
-        StringBuilder sb = new StringBuilder(prefix);
-        for (int k = digits.length(); k < width; k++) sb.append('0');
-        return sb.append(digits).toString();
-    }
-
     static void scale(String[] args) {
-        if (args.length < 6) throw new IllegalArgumentException("stickyscale ASSIGNOR TOPICS PARTITIONS CONSUMERS WARMUPS RUNS");
-        String name = args[0];
-        int topicCount = Integer.parseInt(args[1]);
-        int partitionCount = Integer.parseInt(args[2]);
-        int consumerCount = Integer.parseInt(args[3]);
-        int warmups = Integer.parseInt(args[4]);
-        int runs = Integer.parseInt(args[5]);
-        if (!name.equals("sticky") && !name.equals("cooperative-sticky"))
-            throw new IllegalArgumentException("stickyscale: sticky or cooperative-sticky, not " + name);
-
-        List<String> topics = new ArrayList<>();
+        Harness.Scale.Input in = new Harness.Scale.Input("stickyscale", "", args);
+        String name = in.name;
+        int warmups = in.warmups;
+        int runs = in.runs;
+        List<String> topics = in.topics;
         Map<String, Integer> topicIndex = new HashMap<>();
-        Map<String, List<PartitionInfo>> partitionsPerTopic = new HashMap<>();
-        for (int t = 0; t < topicCount; t++) {
-            String topic = pad("t", t, topicCount);
-            topics.add(topic);
-            topicIndex.put(topic, t);
-            List<PartitionInfo> infos = new ArrayList<>(partitionCount);
-            for (int p = 0; p < partitionCount; p++)
-                infos.add(new PartitionInfo(topic, p, Node.noNode(), new Node[0], new Node[0]));
-            partitionsPerTopic.put(topic, infos);
-        }
-        List<String> ids = new ArrayList<>();
-        Map<String, Subscription> fresh = new HashMap<>();
-        for (int c = 0; c < consumerCount; c++) {
-            ids.add(pad("c", c, consumerCount));
-            fresh.put(ids.get(c), new Subscription(topics));
-        }
+        for (int t = 0; t < topics.size(); t++) topicIndex.put(topics.get(t), t);
+        Map<String, List<PartitionInfo>> partitionsPerTopic = in.partitionsPerTopic;
+        List<String> ids = in.ids;
+        Map<String, Subscription> fresh = in.fresh;
 
         List<Double> freshCpu = new ArrayList<>(), freshWall = new ArrayList<>();
         List<Double> againCpu = new ArrayList<>(), againWall = new ArrayList<>();
@@ -149,7 +123,7 @@ final class StickyTools {
             long t1 = System.nanoTime(), c1 = Harness.Scale.cpuNanos();
             if (next == null) {
                 next = new HashMap<>();
-                for (int c = 1; c < consumerCount; c++)
+                for (int c = 1; c < in.consumerCount; c++)
                     next.put(ids.get(c), Harness.subscription(name, topics, first.get(ids.get(c)), 1, 1, null));
             }
             for (Subscription s : next.values())
@@ -171,9 +145,9 @@ final class StickyTools {
         sb.append(",\"fresh_cpu_ms\":").append(freshCpu).append(",\"fresh_wall_ms\":").append(freshWall);
         sb.append(",\"reassign_cpu_ms\":").append(againCpu).append(",\"reassign_wall_ms\":").append(againWall);
         sb.append(",\"fresh\":");
-        plan(sb, first, topicIndex, partitionCount);
+        plan(sb, first, topicIndex, in.partitionCount);
         sb.append(",\"reassign\":");
-        plan(sb, second, topicIndex, partitionCount);
+        plan(sb, second, topicIndex, in.partitionCount);
         System.out.println(sb.append('}'));
     }
 
