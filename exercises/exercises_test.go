@@ -16,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/kgviz/kgviz/exercises/pipe"
+	"github.com/kgviz/kgviz/internal/childrun"
 	"github.com/kgviz/kgviz/kgviz"
 )
 
@@ -263,7 +264,7 @@ func TestApplySteps(t *testing.T) {
 // 1 when it is a failure, with nothing on stderr. Checked in a child process,
 // as a notebook cell runs.
 func TestReportExitStatus(t *testing.T) {
-	if mode := os.Getenv("KGVIZ_REPORT_CHILD"); mode != "" {
+	if mode := childrun.Mode(); mode != "" {
 		if mode == "pass" {
 			Report(pass("ex00-0", 3, "fine."))
 		} else {
@@ -276,19 +277,9 @@ func TestReportExitStatus(t *testing.T) {
 		status int
 		out    string
 	}{{"pass", 0, "✔ ex00-0 passed (checked on 3 scenarios): fine.\n"}, {"fail", 1, "✘ ex00-0: wrong.\n"}} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestReportExitStatus$")
-		cmd.Env = append(os.Environ(), "KGVIZ_REPORT_CHILD="+tc.mode)
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		status := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			status = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		if status != tc.status || stdout.String() != tc.out || stderr.Len() != 0 {
-			t.Errorf("%s: status %d, stdout %q, stderr %q", tc.mode, status, stdout.String(), stderr.String())
+		status, stdout, stderr := childrun.Run(t, "TestReportExitStatus", tc.mode)
+		if status != tc.status || stdout != tc.out || stderr != "" {
+			t.Errorf("%s: status %d, stdout %q, stderr %q", tc.mode, status, stdout, stderr)
 		}
 	}
 }

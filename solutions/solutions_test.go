@@ -14,7 +14,6 @@ import (
 	"encoding/hex"
 	"fmt"
 	"os"
-	"os/exec"
 	"regexp"
 	"sort"
 	"strconv"
@@ -22,6 +21,7 @@ import (
 	"testing"
 
 	"github.com/kgviz/kgviz/exercises"
+	"github.com/kgviz/kgviz/internal/childrun"
 	"github.com/kgviz/kgviz/kgviz"
 )
 
@@ -785,7 +785,7 @@ func TestSecretVariantsDependOnTheKey(t *testing.T) {
 // is wrong, and writes nothing on stderr when it is right. Checked in a child
 // process, as a notebook cell runs.
 func TestCheckExitStatus(t *testing.T) {
-	if mode := os.Getenv("KGVIZ_REPORT_CHILD"); mode != "" {
+	if mode := childrun.Mode(); mode != "" {
 		switch mode {
 		case "right":
 			exercises.Check01_1(sol01_leaderOf)
@@ -799,25 +799,15 @@ func TestCheckExitStatus(t *testing.T) {
 		status int
 		prefix string
 	}{{"right", 0, "✔ ex01-1"}, {"wrong", 1, "✘ ex01-1"}} {
-		cmd := exec.Command(os.Args[0], "-test.run=^TestCheckExitStatus$")
-		cmd.Env = append(os.Environ(), "KGVIZ_REPORT_CHILD="+tc.mode)
-		var stdout, stderr strings.Builder
-		cmd.Stdout, cmd.Stderr = &stdout, &stderr
-		err := cmd.Run()
-		status := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			status = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
+		status, stdout, stderr := childrun.Run(t, "TestCheckExitStatus", tc.mode)
 		if status != tc.status {
 			t.Errorf("%s answer: exit status %d, want %d", tc.mode, status, tc.status)
 		}
-		if !strings.HasPrefix(stdout.String(), tc.prefix) {
-			t.Errorf("%s answer: stdout %q, want it to start with %q", tc.mode, stdout.String(), tc.prefix)
+		if !strings.HasPrefix(stdout, tc.prefix) {
+			t.Errorf("%s answer: stdout %q, want it to start with %q", tc.mode, stdout, tc.prefix)
 		}
-		if stderr.Len() != 0 {
-			t.Errorf("%s answer wrote to stderr: %q", tc.mode, stderr.String())
+		if stderr != "" {
+			t.Errorf("%s answer wrote to stderr: %q", tc.mode, stderr)
 		}
 	}
 }
