@@ -155,15 +155,6 @@ func ownerOf(w *kgviz.World, partition string) string {
 	return ""
 }
 
-// eventsSince copies the events from index n on.
-func eventsSince(w *kgviz.World, n int) []kgviz.Event {
-	var out []kgviz.Event
-	for _, e := range w.EventsSince(n) {
-		out = append(out, e)
-	}
-	return out
-}
-
 // countEvents counts the events matching f.
 func countEvents(w *kgviz.World, f func(kgviz.Event) bool) int {
 	n := 0
@@ -271,23 +262,6 @@ func choice(id, name, got string, options string, right string, why, hint string
 		return fail(id, "%s is not it. %s", c, hint)
 	}
 	return pass(id, 1, "%s. %s", right, why)
-}
-
-// errorChoice checks an answer that is a Kafka error code against the codes
-// the simulation actually answered with in the scenario.
-func errorChoice(id, name string, got kgviz.ErrorCode, want []kgviz.ErrorCode, scenario, why, hint string) Outcome {
-	if got == kgviz.NONE {
-		return notAnswered(id, name)
-	}
-	if len(want) == 0 {
-		return fail(id, "the simulation refused nothing in %s; please report it.", scenario)
-	}
-	for _, w := range want {
-		if got == w {
-			return pass(id, 1, "%s: %s", got, why)
-		}
-	}
-	return fail(id, "%s is not what the broker answered in %s. %s", got, scenario, hint)
 }
 
 func dedupe(s []string) []string {

@@ -3,7 +3,6 @@ package kgviz
 import (
 	"fmt"
 	"slices"
-	"strings"
 )
 
 // RebalanceProtocol is the protocol an assignor supports, as in Kafka's
@@ -167,6 +166,3 @@ func (c *planCheck) validate(a Assignor, members []MemberSubscription, topics ma
 	}
 	return nil
 }
-
-// memberIDLess compares member ids the way the broker's Java strings do (byte order).
-func memberIDLess(a, b string) bool { return strings.Compare(a, b) < 0 }

@@ -7,10 +7,11 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/kgviz/kgviz/kgviz"
-	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
+
+	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/kgviz/broker"
 )
 
 // The claims of KIP-848 ("The Next Generation of the Consumer Rebalance
@@ -19,17 +20,6 @@ import (
 // TargetAssignmentBuilder / CurrentAssignmentBuilder with the server-side
 // UniformAssignor and RangeAssignor, and the client's
 // ConsumerMembershipManager (AbstractMembershipManager) of Kafka 4.1.1.
-
-// ownersNow maps each partition to its owners, from Assignment().
-func ownersNow(w *kgviz.World) map[string][]string {
-	out := map[string][]string{}
-	for m, ps := range w.Assignment() {
-		for _, p := range ps {
-			out[p] = append(out[p], m)
-		}
-	}
-	return out
-}
 
 // fourJoins joins C1..C4 one at a time (a world of Consumer members) and
 // returns the assignment after each join.

@@ -225,10 +225,5 @@ func (n *network) deliver(f *flight) {
 	p.receive(f.env)
 }
 
-// inFlight says whether any message is on the wire.
-func (n *network) inFlight() bool {
-	return len(n.lanes[laneNormal]) > 0 || len(n.lanes[laneHeartbeat]) > 0
-}
-
 // busy says whether a message other than a heartbeat is on the wire.
 func (n *network) busy() bool { return len(n.lanes[laneNormal]) > 0 }

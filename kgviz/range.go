@@ -194,18 +194,6 @@ func newGroupView(members []MemberSubscription, topics map[string]int) *groupVie
 	return g
 }
 
-// subscribed reports whether member m subscribes to topic t.
-func (g *groupView) subscribed(m int, t int32) bool {
-	s := g.subs[m]
-	i := sort.Search(len(s), func(i int) bool { return s[i] >= t })
-	return i < len(s) && s[i] == t
-}
-
-// topicOf returns the topic of the partition with global index x.
-func (g *groupView) topicOf(x int32) int32 {
-	return int32(sort.Search(len(g.offset), func(t int) bool { return g.offset[t] > int(x) }) - 1)
-}
-
 // kafkaOrder returns the member indices sorted as Kafka's
 // AbstractPartitionAssignor.MemberInfo.compareTo sorts them.
 func (g *groupView) kafkaOrder() []int32 {

@@ -1,7 +1,6 @@
 package broker
 
 import (
-	"sort"
 	"strings"
 
 	"github.com/kgviz/kgviz/kgviz/event"
@@ -179,13 +178,6 @@ func (gc *GroupCoordinator) handleJoinGroup(env Envelope, req *JoinGroupRequest)
 		return
 	}
 	gc.classicGroup(req.GroupID).handleJoin(env, req)
-}
-
-// sortTPs sorts a copy of tps.
-func sortTPs(tps []kafka.TopicPartition) []kafka.TopicPartition {
-	out := append([]kafka.TopicPartition(nil), tps...)
-	sort.Slice(out, func(i, j int) bool { return out[i].Less(out[j]) })
-	return out
 }
 
 func encodeSubscription(e *event.Encoder, s ConsumerProtocolSubscription) {
