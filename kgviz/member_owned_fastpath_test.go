@@ -101,6 +101,15 @@ func TestPartitionMarksMatchOwned(t *testing.T) {
 	}
 }
 
+// twinOwnedWorlds returns two worlds of randomOwnedWorld(seed), for the
+// tests that run one with a fast path and the other without it, and the
+// first one's member names.
+func twinOwnedWorlds(seed uint64) (a, b *World, names []string) {
+	a, names = randomOwnedWorld(seed)
+	b, _ = randomOwnedWorld(seed)
+	return a, b, names
+}
+
 // randomOwnedWorld builds a group of 2 to 5 members (seed picks the
 // protocol, the assignor and the commit mode) on two topics with records.
 func randomOwnedWorld(seed uint64) (*World, []string) {
@@ -188,8 +197,7 @@ func TestOwnedIndicesStayInStep(t *testing.T) {
 func TestRevokeAllMatchesRevoke(t *testing.T) {
 	revoked := 0
 	for seed := range uint64(30) {
-		a, names := randomOwnedWorld(seed)
-		b, _ := randomOwnedWorld(seed)
+		a, b, names := twinOwnedWorlds(seed)
 		rng := rand.New(rand.NewPCG(seed, 7))
 		for range 20 + rng.IntN(60) {
 			a.Step()

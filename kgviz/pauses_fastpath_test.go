@@ -119,8 +119,7 @@ func refreshPausesReference(w *World) {
 func TestRefreshPausesMatchesReference(t *testing.T) {
 	pauses := 0
 	for seed := range uint64(40) {
-		a, names := randomOwnedWorld(seed)
-		b, _ := randomOwnedWorld(seed)
+		a, b, names := twinOwnedWorlds(seed)
 		b.pauses.reference = refreshPausesReference
 		rng := rand.New(rand.NewPCG(seed, 8))
 		seen := 0
@@ -182,8 +181,7 @@ func TestRefreshPausesMatchesReference(t *testing.T) {
 func TestRefreshPausesOverlapMatchesReference(t *testing.T) {
 	overlaps := 0
 	for seed := range uint64(40) {
-		a, _ := randomOwnedWorld(seed)
-		b, _ := randomOwnedWorld(seed)
+		a, b, _ := twinOwnedWorlds(seed)
 		b.pauses.reference = refreshPausesReference
 		rng := rand.New(rand.NewPCG(seed, 9))
 		for range 8 {
