@@ -182,6 +182,19 @@ func (x *realView) processAt(name string, t float64) int {
 	return best
 }
 
+// closedAt says whether the process's close() returned at tick t. The runner
+// waits for close() to return before it records the next step, so a
+// "closed" event in the same rounded tick as a step came before it (a crash
+// step in the same tick as the step before it comes after it).
+func (x *realView) closedAt(k procKey, t float64) bool {
+	for _, e := range x.r.Events {
+		if e.Member == k.name && e.Process == k.n && e.Type == "closed" && e.Tick == t {
+			return true
+		}
+	}
+	return false
+}
+
 // assignmentAt is what every running member owned at tick t, by its own view.
 func (x *realView) assignmentAt(t float64) map[string][]string {
 	out := map[string][]string{}
@@ -190,7 +203,7 @@ func (x *realView) assignmentAt(t float64) map[string][]string {
 		if p.Started > t {
 			continue
 		}
-		if end := x.ended(k); end >= 0 && end < t {
+		if end := x.ended(k); end >= 0 && (end < t || end == t && x.closedAt(k, t)) {
 			continue
 		}
 		var owned []string
