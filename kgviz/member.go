@@ -39,8 +39,12 @@ type member struct {
 	group    groupClient
 	cg       consumerGroupClient
 	protocol RebalanceProtocol // the member's rebalance protocol, fixed for the process
-	owned    []TopicPartition  // partitions the application owns
-	ownedGen int               // the generation they were assigned in
+	// owned: the partitions the application owns. Its elements are never
+	// written in place: it is only replaced, by a new slice or by an append
+	// to a clipped one (which copies), so an OffsetFetch request may share
+	// its array (missingPositions).
+	owned    []TopicPartition
+	ownedGen int // the generation they were assigned in
 	// By owned's position (syncOwned keeps them with it): each owned
 	// partition's input partition index (World.index, -1 for another
 	// partition) and short name. ownedShort is a fresh slice whenever owned

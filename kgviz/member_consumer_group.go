@@ -390,7 +390,7 @@ func (p *member) cgReconcile(settled bool) bool {
 		}
 	}
 	p.revoke(revoked, event.ReasonReconcileRevoke)
-	p.owned = append(p.owned, added...)
+	p.owned = append(slices.Clip(p.owned), added...) // owned is never changed in place (member.owned): a copy
 	if !partitionsSorted(p.owned) { // owned may share its array with an assignment: never changed in place
 		SortPartitions(p.owned)
 	}

@@ -355,7 +355,7 @@ func (p *member) applyAssignment(settled bool) bool {
 		// copies a full list)
 		p.owned = added[:len(added):len(added)]
 	} else {
-		p.owned = append(p.owned, added...)
+		p.owned = append(p.owned[:len(p.owned):len(p.owned)], added...) // a copy (member.owned): the sort below must not reorder a shared array
 		if !partitionsSorted(p.owned) {
 			SortPartitions(p.owned)
 		}

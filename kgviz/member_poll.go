@@ -114,19 +114,7 @@ func (p *member) pollFetch() {
 			}
 		}
 	}
-	n := 0 // partitions without a position
-	for _, i := range p.ownedIdx {
-		if _, ok := p.positions[i]; !ok {
-			n++
-		}
-	}
-	if n > 0 {
-		missing := make([]TopicPartition, 0, n)
-		for k, i := range p.ownedIdx {
-			if _, ok := p.positions[i]; !ok {
-				missing = append(missing, p.owned[k])
-			}
-		}
+	if missing := p.missingPositions(); missing != nil {
 		req := &broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
 		if p.consumerProtocol() && p.cg.commitEpoch > 0 {
 			req.MemberID, req.MemberEpoch = g.memberID, p.cg.commitEpoch // OffsetFetch v9: the member names itself
@@ -136,16 +124,7 @@ func (p *member) pollFetch() {
 		p.setActivity(event.ActivityOffsetFetch, "")
 		return
 	}
-	want := make([]broker.FetchPartition, 0, len(p.owned))
-	data := false
-	for k, tp := range p.owned {
-		i := p.ownedIdx[k]
-		end, known := p.logEnd.get(i)
-		if !known || p.positions[i] < end {
-			data = true
-		}
-		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions[i]})
-	}
+	want, data := p.fetchWanted()
 	if !data {
 		if p.cfg.commit == CommitAfter && p.cfg.commitEvery > 1 && (g.state == ClassicStable || p.consumerProtocol() && p.cg.state == ConsumerStable) {
 			// WithCommitEvery: the application commits what it has processed
@@ -163,6 +142,58 @@ func (p *member) pollFetch() {
 	p.request(&broker.FetchRequest{IsolationLevel: p.cfg.isolation, MaxRecords: p.cfg.maxPollRecords, Start: p.rotation, Partitions: want}, 0)
 	p.phase = PhaseFetch
 	p.setActivity(event.ActivityFetching, "")
+}
+
+// missingPositions returns the owned partitions without a position, in
+// owned's order, for an OffsetFetch request, or nil when there are none.
+// When none has a position (the common case: an eager member's new
+// assignment), it is owned itself, capacity clipped so that nothing appends
+// into it: owned is never changed in place, only replaced (applyAssignment,
+// revoke, cgReconcile), so the request, which must never change once sent,
+// may share its array.
+func (p *member) missingPositions() []TopicPartition {
+	n := 0 // partitions without a position
+	for _, i := range p.ownedIdx {
+		if _, ok := p.positions[i]; !ok {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return nil
+	case len(p.owned):
+		return p.owned[:n:n]
+	}
+	missing := make([]TopicPartition, 0, n)
+	for k, i := range p.ownedIdx {
+		if _, ok := p.positions[i]; !ok {
+			missing = append(missing, p.owned[k])
+		}
+	}
+	return missing
+}
+
+// fetchWanted returns what a Fetch asks for, every owned partition from its
+// position, and whether any of them may have data (its end is unknown, or
+// beyond the position). When none may, nothing is fetched and the list is
+// not built (nil): input topics never grow, and a member that has read its
+// partitions to their ends polls without a Fetch, rebalance after rebalance.
+func (p *member) fetchWanted() (want []broker.FetchPartition, data bool) {
+	for _, i := range p.ownedIdx {
+		end, known := p.logEnd.get(i)
+		if !known || p.positions[i] < end {
+			data = true
+			break
+		}
+	}
+	if !data {
+		return nil, false
+	}
+	want = make([]broker.FetchPartition, 0, len(p.owned))
+	for k, tp := range p.owned {
+		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions[p.ownedIdx[k]]})
+	}
+	return want, true
 }
 
 // idleFast is poll() for a member that found nothing to read last time and
