@@ -53,7 +53,7 @@ type member struct {
 	ownedShort []string
 	// By input partition index (World.index): where the application reads,
 	// what it knows is committed, each partition's end as the last fetch saw it.
-	positions       map[int32]int
+	positions       offsetTable
 	committedPos    offsetTable
 	logEnd          offsetTable
 	rotation        int
@@ -103,7 +103,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	}
 	w.nextConn++
 	p := &member{w: w, name: name, incarnation: inc, conn: w.nextConn, cfg: cfg, lifecycle: LifecycleStarting,
-		positions: map[int32]int{}, committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
+		positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
 		lastPoll: w.now(), lastAuto: w.now(), idleVer: -1, readyVer: -1, seq: len(w.procs)}
 	p.protocol = memberProtocol(cfg.assignors)
 	if p.consumerProtocol() {
@@ -217,7 +217,7 @@ func (p *member) ready() bool {
 	if p.readyVer != p.ver {
 		p.readyVer, p.readyVal = p.ver, true
 		for _, i := range p.ownedIdx {
-			if _, ok := p.positions[i]; !ok {
+			if !p.positions.has(i) {
 				p.readyVal = false
 				break
 			}

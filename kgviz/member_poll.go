@@ -154,7 +154,7 @@ func (p *member) pollFetch() {
 func (p *member) missingPositions() []TopicPartition {
 	n := 0 // partitions without a position
 	for _, i := range p.ownedIdx {
-		if _, ok := p.positions[i]; !ok {
+		if !p.positions.has(i) {
 			n++
 		}
 	}
@@ -166,7 +166,7 @@ func (p *member) missingPositions() []TopicPartition {
 	}
 	missing := make([]TopicPartition, 0, n)
 	for k, i := range p.ownedIdx {
-		if _, ok := p.positions[i]; !ok {
+		if !p.positions.has(i) {
 			missing = append(missing, p.owned[k])
 		}
 	}
@@ -181,7 +181,7 @@ func (p *member) missingPositions() []TopicPartition {
 func (p *member) fetchWanted() (want []broker.FetchPartition, data bool) {
 	for _, i := range p.ownedIdx {
 		end, known := p.logEnd.get(i)
-		if !known || p.positions[i] < end {
+		if !known || p.positions.at(i) < end {
 			data = true
 			break
 		}
@@ -191,7 +191,7 @@ func (p *member) fetchWanted() (want []broker.FetchPartition, data bool) {
 	}
 	want = make([]broker.FetchPartition, 0, len(p.owned))
 	for k, tp := range p.owned {
-		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions[p.ownedIdx[k]]})
+		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions.at(p.ownedIdx[k])})
 	}
 	return want, true
 }
@@ -241,7 +241,7 @@ func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {
 			off = 0 // auto.offset.reset=earliest
 		}
 		p.committedPos.put(i, off) // nothing to commit until the position moves
-		p.positions[i] = off
+		p.positions.put(i, off)
 	}
 	p.touch()
 	p.phase = PhasePoll
@@ -260,11 +260,11 @@ func (p *member) onFetchResponse(m *broker.FetchResponse) {
 	p.batch = p.batch[:0]
 	for _, r := range m.Records {
 		i := p.w.index(r.Partition)
-		if !owned.has(i, r.Partition) || p.positions[i] != r.Offset {
+		if !owned.has(i, r.Partition) || p.positions.at(i) != r.Offset {
 			continue
 		}
 		p.batch = append(p.batch, r)
-		p.positions[i] = r.Offset + 1
+		p.positions.put(i, r.Offset+1)
 		p.event(event.Event{Type: event.EvFetched, Partition: p.w.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
 	}
 	if len(p.batch) == 0 {
@@ -330,29 +330,57 @@ func (m *partitionMarks) has(i int32, tp TopicPartition) bool {
 
 // offsetTable is an offset per input partition index (World.index), as a
 // map[int32]int would keep it, index -1 (any partition that is not an input
-// partition) included: by index in slices allocated at the first put, which
-// a process that reads a few partitions of many, over many rebalances,
-// finds faster than a map grown to all of them.
+// partition) included: in pages of offsetPageSize partitions, each
+// allocated at its first put. A process reads a few partitions of many, and
+// a group's assignors give it neighbouring ones (a range of a topic), so it
+// touches a few pages however many partitions the world has: cheaper to
+// allocate than a slice of all of them, and faster than a map.
 type offsetTable struct {
-	n     int    // the input partitions
-	off   []int  // by index
-	known []bool // by index: off holds an offset
+	n     int           // the input partitions
+	pages []*offsetPage // by index / offsetPageSize, allocated at the first put
 	// index -1
 	other      int
 	otherKnown bool
 }
 
+// offsetPageBits: a page holds 1<<offsetPageBits partitions' offsets.
+const (
+	offsetPageBits = 6
+	offsetPageSize = 1 << offsetPageBits
+)
+
+// offsetPage is offsetPageSize partitions' offsets; off[k] is 0 unless
+// known's bit k says it holds an offset.
+type offsetPage struct {
+	off   [offsetPageSize]int
+	known uint64
+}
+
 func newOffsetTable(n int) offsetTable { return offsetTable{n: n} }
 
-// get returns the offset of partition i, and whether there is one.
+// get returns the offset of partition i, and whether there is one (0 if not).
 func (t *offsetTable) get(i int32) (int, bool) {
 	if i < 0 {
 		return t.other, t.otherKnown
 	}
-	if t.off == nil {
+	pg := i >> offsetPageBits
+	if int(pg) >= len(t.pages) || t.pages[pg] == nil {
 		return 0, false
 	}
-	return t.off[i], t.known[i]
+	page, k := t.pages[pg], i&(offsetPageSize-1)
+	return page.off[k], page.known&(1<<k) != 0
+}
+
+// at returns the offset of partition i, 0 if there is none (a map's m[i]).
+func (t *offsetTable) at(i int32) int {
+	off, _ := t.get(i)
+	return off
+}
+
+// has says whether partition i has an offset.
+func (t *offsetTable) has(i int32) bool {
+	_, ok := t.get(i)
+	return ok
 }
 
 // put sets the offset of partition i.
@@ -361,8 +389,34 @@ func (t *offsetTable) put(i int32, off int) {
 		t.other, t.otherKnown = off, true
 		return
 	}
-	if t.off == nil {
-		t.off, t.known = make([]int, t.n), make([]bool, t.n)
+	if t.pages == nil {
+		t.pages = make([]*offsetPage, (t.n+offsetPageSize-1)/offsetPageSize)
 	}
-	t.off[i], t.known[i] = off, true
+	page := t.pages[i>>offsetPageBits]
+	if page == nil {
+		page = new(offsetPage)
+		t.pages[i>>offsetPageBits] = page
+	}
+	k := i & (offsetPageSize - 1)
+	page.off[k] = off
+	page.known |= 1 << k
+}
+
+// del forgets the offset of partition i (a map's delete).
+func (t *offsetTable) del(i int32) {
+	if i < 0 {
+		t.other, t.otherKnown = 0, false
+		return
+	}
+	if pg := i >> offsetPageBits; int(pg) < len(t.pages) && t.pages[pg] != nil {
+		k := i & (offsetPageSize - 1)
+		t.pages[pg].off[k] = 0
+		t.pages[pg].known &^= 1 << k
+	}
+}
+
+// reset forgets every offset (a map's clear).
+func (t *offsetTable) reset() {
+	clear(t.pages)
+	t.other, t.otherKnown = 0, false
 }

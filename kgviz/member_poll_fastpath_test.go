@@ -18,14 +18,14 @@ import (
 func pollFetchListsReference(p *member) (missing []TopicPartition, want []broker.FetchPartition, data bool) {
 	n := 0
 	for _, i := range p.ownedIdx {
-		if _, ok := p.positions[i]; !ok {
+		if !p.positions.has(i) {
 			n++
 		}
 	}
 	if n > 0 {
 		missing = make([]TopicPartition, 0, n)
 		for k, i := range p.ownedIdx {
-			if _, ok := p.positions[i]; !ok {
+			if !p.positions.has(i) {
 				missing = append(missing, p.owned[k])
 			}
 		}
@@ -35,10 +35,10 @@ func pollFetchListsReference(p *member) (missing []TopicPartition, want []broker
 	for k, tp := range p.owned {
 		i := p.ownedIdx[k]
 		end, known := p.logEnd.get(i)
-		if !known || p.positions[i] < end {
+		if !known || p.positions.at(i) < end {
 			data = true
 		}
-		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions[i]})
+		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions.at(i)})
 	}
 	return nil, want, data
 }
@@ -55,7 +55,7 @@ func TestPollFetchListsMatchReference(t *testing.T) {
 	all := append(append([]TopicPartition(nil), w.inputTPs...), TopicPartition{Topic: "invoices"}, TopicPartition{Topic: "c", Partition: 1})
 	shared, fetched := 0, 0
 	for c := range 5000 {
-		p := &member{w: w, positions: map[int32]int{}, committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs))}
+		p := &member{w: w, positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs))}
 		for _, tp := range all {
 			if rng.IntN(3) == 0 {
 				p.owned = append(p.owned, tp)
@@ -65,7 +65,7 @@ func TestPollFetchListsMatchReference(t *testing.T) {
 		mode := rng.IntN(4) // 0: no positions, 1: all, else some
 		for _, i := range p.ownedIdx {
 			if mode == 1 || mode > 1 && rng.IntN(4) > 0 {
-				p.positions[i] = rng.IntN(4)
+				p.positions.put(i, rng.IntN(4))
 			}
 			if rng.IntN(5) > 0 {
 				p.logEnd.put(i, rng.IntN(4))

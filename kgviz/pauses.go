@@ -123,7 +123,7 @@ func (w *World) refreshPauses() {
 		}
 		for _, i := range p.ownedIdx {
 			if i >= 0 && t.cur[i] == nil {
-				if _, ok := p.positions[i]; ok {
+				if p.positions.has(i) {
 					t.cur[i] = p
 				}
 			}
