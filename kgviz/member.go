@@ -47,8 +47,9 @@ type member struct {
 	ownedGen int // the generation they were assigned in
 	// By owned's position (syncOwned keeps them with it): each owned
 	// partition's input partition index (World.index, -1 for another
-	// partition) and short name. ownedShort is a fresh slice whenever owned
-	// changes, never written after, so events may carry it.
+	// partition) and short name. ownedShort is replaced whenever owned
+	// changes, by a fresh slice or one of World.shortBy (shortRun), and
+	// never written, so events may carry it.
 	ownedIdx   []int32
 	ownedShort []string
 	// By input partition index (World.index): where the application reads,
@@ -175,19 +176,46 @@ func (p *member) setActivity(a event.Activity, rec string) {
 func (p *member) syncOwned() {
 	w := p.w
 	p.ownedIdx = p.ownedIdx[:0]
-	p.ownedShort = nil
-	if len(p.owned) > 0 {
-		p.ownedShort = make([]string, len(p.owned))
+	for _, tp := range p.owned {
+		p.ownedIdx = append(p.ownedIdx, w.index(tp))
 	}
+	p.ownedShort = nil
+	if len(p.owned) == 0 {
+		return
+	}
+	if names, ok := w.shortRun(p.ownedIdx); ok {
+		p.ownedShort = names // a range of a topic, as the range assignor gives
+		return
+	}
+	p.ownedShort = make([]string, len(p.owned))
 	for k, tp := range p.owned {
-		i := w.index(tp)
-		p.ownedIdx = append(p.ownedIdx, i)
-		if i >= 0 {
+		if i := p.ownedIdx[k]; i >= 0 {
 			p.ownedShort[k] = w.shortBy[i]
 		} else {
 			p.ownedShort[k] = tp.String()
 		}
 	}
+}
+
+// shortRun returns the short names of the input partitions idx when they
+// are consecutive indices in ascending order (a range of a topic: what the
+// range assignor gives a member, what pauses when it revokes them), without
+// a copy: a clipped slice of w.shortBy, which is only appended to while the
+// world is built and never written after, so lists that are never written
+// either (ownedShort, the events' partitions) may share it. ok is false for
+// any other list.
+func (w *World) shortRun(idx []int32) (names []string, ok bool) {
+	if len(idx) == 0 || idx[0] < 0 {
+		return nil, false
+	}
+	first := idx[0]
+	for k, i := range idx {
+		if i != first+int32(k) {
+			return nil, false
+		}
+	}
+	end := int(first) + len(idx)
+	return w.shortBy[first:end:end], true
 }
 
 // touch records that the process's partitions, positions or state changed.

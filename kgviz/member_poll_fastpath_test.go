@@ -144,3 +144,122 @@ func TestOwnedNeverChangedInPlace(t *testing.T) {
 	}
 	require.Greater(t, checked, 200)
 }
+
+// syncOwnedReference is syncOwned as it was first written, the reference of
+// the one that shares a run of World.shortBy: a fresh list of short names,
+// by World.index of each owned partition.
+func syncOwnedReference(p *member) (idx []int32, short []string) {
+	w := p.w
+	if len(p.owned) > 0 {
+		short = make([]string, len(p.owned))
+	}
+	for k, tp := range p.owned {
+		i := w.index(tp)
+		idx = append(idx, i)
+		if i >= 0 {
+			short[k] = w.shortBy[i]
+		} else {
+			short[k] = tp.String()
+		}
+	}
+	return idx, short
+}
+
+// TestSyncOwnedMatchesReference: over random owned lists (ranges of a
+// topic, ranges across two topics, scattered partitions, partitions that
+// are not input partitions, empty lists), syncOwned gives the indices and
+// short names the reference gives; a range's names are a clipped slice of
+// World.shortBy, so nothing appends into it.
+func TestSyncOwnedMatchesReference(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 4))
+	w := NewWorld(WithOnlyTopics(), WithTopic("a", 5, "a"), WithTopic("b", 7, "b"), WithRecords(0))
+	require.NoError(t, w.Err())
+	others := []TopicPartition{{Topic: "invoices"}, {Topic: "a", Partition: 9}, {Topic: "c", Partition: 1}}
+	p := &member{w: w}
+	runs := 0
+	for c := range 5000 {
+		p.owned = nil
+		switch rng.IntN(4) {
+		case 0, 1: // a range
+			lo := rng.IntN(len(w.inputTPs))
+			hi := lo + rng.IntN(len(w.inputTPs)-lo+1)
+			p.owned = append(p.owned, w.inputTPs[lo:hi]...)
+		case 2:
+			for _, tp := range w.inputTPs {
+				if rng.IntN(2) == 0 {
+					p.owned = append(p.owned, tp)
+				}
+			}
+		}
+		if rng.IntN(5) == 0 {
+			p.owned = append(p.owned, others[rng.IntN(len(others))])
+			SortPartitions(p.owned)
+		}
+		wantIdx, wantShort := syncOwnedReference(p)
+		p.syncOwned()
+		require.Equal(t, len(wantIdx), len(p.ownedIdx), "case %d", c)
+		if len(wantIdx) > 0 {
+			require.Equal(t, wantIdx, p.ownedIdx, "case %d", c)
+		}
+		require.Equal(t, wantShort, p.ownedShort, "case %d", c)
+		require.Equal(t, len(p.ownedShort), cap(p.ownedShort), "case %d: clipped", c)
+		if len(p.ownedShort) > 0 && p.ownedIdx[0] >= 0 && &p.ownedShort[0] == &w.shortBy[p.ownedIdx[0]] {
+			runs++
+		}
+	}
+	require.Greater(t, runs, 1000)
+}
+
+// TestShortRunMatchesNames: shortRun answers for exactly the lists of
+// consecutive ascending input partition indices, with their short names as
+// a clipped slice of World.shortBy, over random lists (runs, runs with a
+// gap, a repeat or a step back, -1, empty).
+func TestShortRunMatchesNames(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 30))
+	w := NewWorld(WithOnlyTopics(), WithTopic("a", 5, "a"), WithTopic("b", 70, "b"), WithRecords(0))
+	require.NoError(t, w.Err())
+	n := len(w.inputTPs)
+	found := 0
+	for c := range 5000 {
+		lo := rng.IntN(n)
+		var idx []int32
+		for i := range rng.IntN(n - lo + 1) {
+			idx = append(idx, int32(lo+i))
+		}
+		consecutive := true
+		if len(idx) > 0 && rng.IntN(3) == 0 {
+			k := rng.IntN(len(idx))
+			switch rng.IntN(4) {
+			case 0:
+				idx[k] = -1
+			case 1:
+				idx[k] = int32(rng.IntN(n))
+			case 2:
+				idx = append(idx[:k], idx[k+1:]...) // a gap (or a shorter run)
+			default:
+				idx = append(idx, idx[k])
+			}
+			consecutive = true
+			for k, i := range idx {
+				if i != idx[0]+int32(k) || i < 0 {
+					consecutive = false
+					break
+				}
+			}
+		}
+		names, ok := w.shortRun(idx)
+		require.Equal(t, consecutive && len(idx) > 0, ok, "case %d: %v", c, idx)
+		if !ok {
+			require.Nil(t, names, "case %d", c)
+			continue
+		}
+		found++
+		want := make([]string, len(idx))
+		for k, i := range idx {
+			want[k] = w.shortBy[i]
+		}
+		require.Equal(t, want, names, "case %d: %v", c, idx)
+		require.Equal(t, len(names), cap(names), "case %d: clipped", c)
+	}
+	require.Greater(t, found, 3000)
+}
