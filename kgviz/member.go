@@ -39,17 +39,22 @@ type member struct {
 	group    groupClient
 	cg       consumerGroupClient
 	protocol RebalanceProtocol // the member's rebalance protocol, fixed for the process
-	owned    []TopicPartition  // partitions the application owns
-	ownedGen int               // the generation they were assigned in
+	// owned: the partitions the application owns. Its elements are never
+	// written in place: it is only replaced, by a new slice or by an append
+	// to a clipped one (which copies), so an OffsetFetch request may share
+	// its array (missingPositions).
+	owned    []TopicPartition
+	ownedGen int // the generation they were assigned in
 	// By owned's position (syncOwned keeps them with it): each owned
 	// partition's input partition index (World.index, -1 for another
-	// partition) and short name. ownedShort is a fresh slice whenever owned
-	// changes, never written after, so events may carry it.
+	// partition) and short name. ownedShort is replaced whenever owned
+	// changes, by a fresh slice or one of World.shortBy (shortRun), and
+	// never written, so events may carry it.
 	ownedIdx   []int32
 	ownedShort []string
 	// By input partition index (World.index): where the application reads,
 	// what it knows is committed, each partition's end as the last fetch saw it.
-	positions       map[int32]int
+	positions       offsetTable
 	committedPos    offsetTable
 	logEnd          offsetTable
 	rotation        int
@@ -99,7 +104,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	}
 	w.nextConn++
 	p := &member{w: w, name: name, incarnation: inc, conn: w.nextConn, cfg: cfg, lifecycle: LifecycleStarting,
-		positions: map[int32]int{}, committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
+		positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
 		lastPoll: w.now(), lastAuto: w.now(), idleVer: -1, readyVer: -1, seq: len(w.procs)}
 	p.protocol = memberProtocol(cfg.assignors)
 	if p.consumerProtocol() {
@@ -171,19 +176,46 @@ func (p *member) setActivity(a event.Activity, rec string) {
 func (p *member) syncOwned() {
 	w := p.w
 	p.ownedIdx = p.ownedIdx[:0]
-	p.ownedShort = nil
-	if len(p.owned) > 0 {
-		p.ownedShort = make([]string, len(p.owned))
+	for _, tp := range p.owned {
+		p.ownedIdx = append(p.ownedIdx, w.index(tp))
 	}
+	p.ownedShort = nil
+	if len(p.owned) == 0 {
+		return
+	}
+	if names, ok := w.shortRun(p.ownedIdx); ok {
+		p.ownedShort = names // a range of a topic, as the range assignor gives
+		return
+	}
+	p.ownedShort = make([]string, len(p.owned))
 	for k, tp := range p.owned {
-		i := w.index(tp)
-		p.ownedIdx = append(p.ownedIdx, i)
-		if i >= 0 {
+		if i := p.ownedIdx[k]; i >= 0 {
 			p.ownedShort[k] = w.shortBy[i]
 		} else {
 			p.ownedShort[k] = tp.String()
 		}
 	}
+}
+
+// shortRun returns the short names of the input partitions idx when they
+// are consecutive indices in ascending order (a range of a topic: what the
+// range assignor gives a member, what pauses when it revokes them), without
+// a copy: a clipped slice of w.shortBy, which is only appended to while the
+// world is built and never written after, so lists that are never written
+// either (ownedShort, the events' partitions) may share it. ok is false for
+// any other list.
+func (w *World) shortRun(idx []int32) (names []string, ok bool) {
+	if len(idx) == 0 || idx[0] < 0 {
+		return nil, false
+	}
+	first := idx[0]
+	for k, i := range idx {
+		if i != first+int32(k) {
+			return nil, false
+		}
+	}
+	end := int(first) + len(idx)
+	return w.shortBy[first:end:end], true
 }
 
 // touch records that the process's partitions, positions or state changed.
@@ -213,7 +245,7 @@ func (p *member) ready() bool {
 	if p.readyVer != p.ver {
 		p.readyVer, p.readyVal = p.ver, true
 		for _, i := range p.ownedIdx {
-			if _, ok := p.positions[i]; !ok {
+			if !p.positions.has(i) {
 				p.readyVal = false
 				break
 			}

@@ -20,7 +20,7 @@ func (p *member) dirtyOffsets(tps []TopicPartition) []broker.PartitionOffset {
 		} else {
 			i = p.w.index(tp)
 		}
-		pos, ok := p.positions[i]
+		pos, ok := p.positions.get(i)
 		if !ok {
 			continue
 		}

@@ -390,8 +390,11 @@ func (p *member) cgReconcile(settled bool) bool {
 		}
 	}
 	p.revoke(revoked, event.ReasonReconcileRevoke)
-	p.owned = append(p.owned, added...)
-	if !partitionsSorted(p.owned) { // owned may share its array with an assignment: never changed in place
+	// owned may share its array with an assignment or an OffsetFetch
+	// request, and is never changed in place (member.owned): the append
+	// copies, so the sort reorders only the copy
+	p.owned = append(slices.Clip(p.owned), added...)
+	if !partitionsSorted(p.owned) {
 		SortPartitions(p.owned)
 	}
 	p.syncOwned()

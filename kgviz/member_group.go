@@ -355,7 +355,7 @@ func (p *member) applyAssignment(settled bool) bool {
 		// copies a full list)
 		p.owned = added[:len(added):len(added)]
 	} else {
-		p.owned = append(p.owned, added...)
+		p.owned = append(p.owned[:len(p.owned):len(p.owned)], added...) // a copy (member.owned): the sort below must not reorder a shared array
 		if !partitionsSorted(p.owned) {
 			SortPartitions(p.owned)
 		}
@@ -398,7 +398,7 @@ func (p *member) revoke(tps []TopicPartition, why event.Reason) {
 	drop := make(map[TopicPartition]bool, len(tps))
 	for _, tp := range tps {
 		drop[tp] = true
-		delete(p.positions, p.w.index(tp))
+		p.positions.del(p.w.index(tp))
 		delete(p.lastProcessed, p.w.index(tp))
 	}
 	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.w.shortNames(tps)))
@@ -421,7 +421,7 @@ func (p *member) revokeAll(why event.Reason) {
 	}
 	p.setActivity(event.ActivityRevoking, "")
 	for _, i := range p.ownedIdx {
-		delete(p.positions, i)
+		p.positions.del(i)
 		delete(p.lastProcessed, i)
 	}
 	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.ownedShort))

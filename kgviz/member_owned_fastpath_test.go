@@ -152,7 +152,7 @@ func TestOwnedIndicesStayInStep(t *testing.T) {
 				ready := true
 				for k, tp := range p.owned {
 					require.Equal(t, w.index(tp), p.ownedIdx[k], "seed %d tick %d: %s %s", seed, w.now(), p.name, tp)
-					if _, ok := p.positions[w.index(tp)]; !ok {
+					if !p.positions.has(w.index(tp)) {
 						ready = false
 					}
 				}
@@ -217,7 +217,7 @@ func TestRevokeAllMatchesRevoke(t *testing.T) {
 		require.Equal(t, pb.owned, pa.owned, "seed %d", seed)
 		require.Equal(t, pb.ownedIdx, pa.ownedIdx, "seed %d", seed)
 		require.Equal(t, pb.ownedShort, pa.ownedShort, "seed %d", seed)
-		require.Equal(t, pb.positions, pa.positions, "seed %d", seed)
+		require.Equal(t, pb.positions.entries(), pa.positions.entries(), "seed %d", seed)
 		require.Equal(t, pb.lastProcessed, pa.lastProcessed, "seed %d", seed)
 		require.Equal(t, pb.ver, pa.ver, "seed %d", seed)
 		a.RunUntil(Stable())
@@ -236,25 +236,53 @@ func eventLines(w *World, from int) []string {
 }
 
 // TestOffsetTableMatchesMap: an offsetTable answers as the map[int32]int it
-// replaces over random puts and gets, index -1 (not an input partition)
-// included, before and after its first put.
+// replaces (committed offsets, log ends, and positions, which forget
+// partitions) over random puts, gets, deletes and clears, index -1 (not an
+// input partition) included, before and after its first put, in worlds of
+// one page and of many.
 func TestOffsetTableMatchesMap(t *testing.T) {
 	rng := rand.New(rand.NewPCG(12, 34))
-	for c := range 200 {
+	for c := range 400 {
 		n := 1 + rng.IntN(50)
+		if c%2 == 1 {
+			n = 1 + rng.IntN(5*offsetPageSize)
+		}
 		table, ref := newOffsetTable(n), map[int32]int{}
-		for op := range 200 {
+		for op := range 400 {
 			i := int32(rng.IntN(n+1)) - 1
-			if rng.IntN(3) == 0 {
+			switch r := rng.IntN(20); {
+			case r < 6:
 				off := rng.IntN(7) - 1
 				table.put(i, off)
 				ref[i] = off
+				continue
+			case r < 9:
+				table.del(i)
+				delete(ref, i)
+				continue
+			case r == 9 && op%7 == 0:
+				table.reset()
+				clear(ref)
 				continue
 			}
 			want, wantOK := ref[i]
 			got, gotOK := table.get(i)
 			require.Equal(t, wantOK, gotOK, "case %d op %d: partition %d", c, op, i)
 			require.Equal(t, want, got, "case %d op %d: partition %d", c, op, i)
+			require.Equal(t, wantOK, table.has(i), "case %d op %d: partition %d", c, op, i)
+			require.Equal(t, ref[i], table.at(i), "case %d op %d: partition %d", c, op, i)
+		}
+		require.Equal(t, ref, table.entries(), "case %d", c)
+	}
+}
+
+// entries returns the table as the map it stands for.
+func (t *offsetTable) entries() map[int32]int {
+	out := map[int32]int{}
+	for i := int32(-1); i < int32(t.n); i++ {
+		if off, ok := t.get(i); ok {
+			out[i] = off
 		}
 	}
+	return out
 }

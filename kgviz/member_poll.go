@@ -114,19 +114,7 @@ func (p *member) pollFetch() {
 			}
 		}
 	}
-	n := 0 // partitions without a position
-	for _, i := range p.ownedIdx {
-		if _, ok := p.positions[i]; !ok {
-			n++
-		}
-	}
-	if n > 0 {
-		missing := make([]TopicPartition, 0, n)
-		for k, i := range p.ownedIdx {
-			if _, ok := p.positions[i]; !ok {
-				missing = append(missing, p.owned[k])
-			}
-		}
+	if missing := p.missingPositions(); missing != nil {
 		req := &broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
 		if p.consumerProtocol() && p.cg.commitEpoch > 0 {
 			req.MemberID, req.MemberEpoch = g.memberID, p.cg.commitEpoch // OffsetFetch v9: the member names itself
@@ -136,16 +124,7 @@ func (p *member) pollFetch() {
 		p.setActivity(event.ActivityOffsetFetch, "")
 		return
 	}
-	want := make([]broker.FetchPartition, 0, len(p.owned))
-	data := false
-	for k, tp := range p.owned {
-		i := p.ownedIdx[k]
-		end, known := p.logEnd.get(i)
-		if !known || p.positions[i] < end {
-			data = true
-		}
-		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions[i]})
-	}
+	want, data := p.fetchWanted()
 	if !data {
 		if p.cfg.commit == CommitAfter && p.cfg.commitEvery > 1 && (g.state == ClassicStable || p.consumerProtocol() && p.cg.state == ConsumerStable) {
 			// WithCommitEvery: the application commits what it has processed
@@ -163,6 +142,58 @@ func (p *member) pollFetch() {
 	p.request(&broker.FetchRequest{IsolationLevel: p.cfg.isolation, MaxRecords: p.cfg.maxPollRecords, Start: p.rotation, Partitions: want}, 0)
 	p.phase = PhaseFetch
 	p.setActivity(event.ActivityFetching, "")
+}
+
+// missingPositions returns the owned partitions without a position, in
+// owned's order, for an OffsetFetch request, or nil when there are none.
+// When none has a position (the common case: an eager member's new
+// assignment), it is owned itself, capacity clipped so that nothing appends
+// into it: owned is never changed in place, only replaced (applyAssignment,
+// revoke, cgReconcile), so the request, which must never change once sent,
+// may share its array.
+func (p *member) missingPositions() []TopicPartition {
+	n := 0 // partitions without a position
+	for _, i := range p.ownedIdx {
+		if !p.positions.has(i) {
+			n++
+		}
+	}
+	switch n {
+	case 0:
+		return nil
+	case len(p.owned):
+		return p.owned[:n:n]
+	}
+	missing := make([]TopicPartition, 0, n)
+	for k, i := range p.ownedIdx {
+		if !p.positions.has(i) {
+			missing = append(missing, p.owned[k])
+		}
+	}
+	return missing
+}
+
+// fetchWanted returns what a Fetch asks for, every owned partition from its
+// position, and whether any of them may have data (its end is unknown, or
+// beyond the position). When none may, nothing is fetched and the list is
+// not built (nil): input topics never grow, and a member that has read its
+// partitions to their ends polls without a Fetch, rebalance after rebalance.
+func (p *member) fetchWanted() (want []broker.FetchPartition, data bool) {
+	for _, i := range p.ownedIdx {
+		end, known := p.logEnd.get(i)
+		if !known || p.positions.at(i) < end {
+			data = true
+			break
+		}
+	}
+	if !data {
+		return nil, false
+	}
+	want = make([]broker.FetchPartition, 0, len(p.owned))
+	for k, tp := range p.owned {
+		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions.at(p.ownedIdx[k])})
+	}
+	return want, true
 }
 
 // idleFast is poll() for a member that found nothing to read last time and
@@ -210,7 +241,7 @@ func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {
 			off = 0 // auto.offset.reset=earliest
 		}
 		p.committedPos.put(i, off) // nothing to commit until the position moves
-		p.positions[i] = off
+		p.positions.put(i, off)
 	}
 	p.touch()
 	p.phase = PhasePoll
@@ -229,11 +260,11 @@ func (p *member) onFetchResponse(m *broker.FetchResponse) {
 	p.batch = p.batch[:0]
 	for _, r := range m.Records {
 		i := p.w.index(r.Partition)
-		if !owned.has(i, r.Partition) || p.positions[i] != r.Offset {
+		if !owned.has(i, r.Partition) || p.positions.at(i) != r.Offset {
 			continue
 		}
 		p.batch = append(p.batch, r)
-		p.positions[i] = r.Offset + 1
+		p.positions.put(i, r.Offset+1)
 		p.event(event.Event{Type: event.EvFetched, Partition: p.w.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
 	}
 	if len(p.batch) == 0 {
@@ -299,29 +330,57 @@ func (m *partitionMarks) has(i int32, tp TopicPartition) bool {
 
 // offsetTable is an offset per input partition index (World.index), as a
 // map[int32]int would keep it, index -1 (any partition that is not an input
-// partition) included: by index in slices allocated at the first put, which
-// a process that reads a few partitions of many, over many rebalances,
-// finds faster than a map grown to all of them.
+// partition) included: in pages of offsetPageSize partitions, each
+// allocated at its first put. A process reads a few partitions of many, and
+// a group's assignors give it neighbouring ones (a range of a topic), so it
+// touches a few pages however many partitions the world has: cheaper to
+// allocate than a slice of all of them, and faster than a map.
 type offsetTable struct {
-	n     int    // the input partitions
-	off   []int  // by index
-	known []bool // by index: off holds an offset
+	n     int           // the input partitions
+	pages []*offsetPage // by index / offsetPageSize, allocated at the first put
 	// index -1
 	other      int
 	otherKnown bool
 }
 
+// offsetPageBits: a page holds 1<<offsetPageBits partitions' offsets.
+const (
+	offsetPageBits = 6
+	offsetPageSize = 1 << offsetPageBits
+)
+
+// offsetPage is offsetPageSize partitions' offsets; off[k] is 0 unless
+// known's bit k says it holds an offset.
+type offsetPage struct {
+	off   [offsetPageSize]int
+	known uint64
+}
+
 func newOffsetTable(n int) offsetTable { return offsetTable{n: n} }
 
-// get returns the offset of partition i, and whether there is one.
+// get returns the offset of partition i, and whether there is one (0 if not).
 func (t *offsetTable) get(i int32) (int, bool) {
 	if i < 0 {
 		return t.other, t.otherKnown
 	}
-	if t.off == nil {
+	pg := i >> offsetPageBits
+	if int(pg) >= len(t.pages) || t.pages[pg] == nil {
 		return 0, false
 	}
-	return t.off[i], t.known[i]
+	page, k := t.pages[pg], i&(offsetPageSize-1)
+	return page.off[k], page.known&(1<<k) != 0
+}
+
+// at returns the offset of partition i, 0 if there is none (a map's m[i]).
+func (t *offsetTable) at(i int32) int {
+	off, _ := t.get(i)
+	return off
+}
+
+// has says whether partition i has an offset.
+func (t *offsetTable) has(i int32) bool {
+	_, ok := t.get(i)
+	return ok
 }
 
 // put sets the offset of partition i.
@@ -330,8 +389,34 @@ func (t *offsetTable) put(i int32, off int) {
 		t.other, t.otherKnown = off, true
 		return
 	}
-	if t.off == nil {
-		t.off, t.known = make([]int, t.n), make([]bool, t.n)
+	if t.pages == nil {
+		t.pages = make([]*offsetPage, (t.n+offsetPageSize-1)/offsetPageSize)
 	}
-	t.off[i], t.known[i] = off, true
+	page := t.pages[i>>offsetPageBits]
+	if page == nil {
+		page = new(offsetPage)
+		t.pages[i>>offsetPageBits] = page
+	}
+	k := i & (offsetPageSize - 1)
+	page.off[k] = off
+	page.known |= 1 << k
+}
+
+// del forgets the offset of partition i (a map's delete).
+func (t *offsetTable) del(i int32) {
+	if i < 0 {
+		t.other, t.otherKnown = 0, false
+		return
+	}
+	if pg := i >> offsetPageBits; int(pg) < len(t.pages) && t.pages[pg] != nil {
+		k := i & (offsetPageSize - 1)
+		t.pages[pg].off[k] = 0
+		t.pages[pg].known &^= 1 << k
+	}
+}
+
+// reset forgets every offset (a map's clear).
+func (t *offsetTable) reset() {
+	clear(t.pages)
+	t.other, t.otherKnown = 0, false
 }

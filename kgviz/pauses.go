@@ -54,19 +54,29 @@ func (t *pauseTracker) note(list []pauseChange, slot int, p *member, i int32) []
 }
 
 // recordPauses records a refresh's changes (typ: EvPaused or EvResumed) and
-// forgets their processes. The events' lists of names share one new array.
+// forgets their processes. A change's partitions are ascending (cand's
+// order); when they are consecutive (a member's range) its list of names is
+// a slice of World.shortBy (shortRun), else the lists share one new array.
 func (w *World) recordPauses(typ event.Type, list []pauseChange) {
 	n := 0
 	for k := range list {
-		n += len(list[k].idx)
+		if _, ok := w.shortRun(list[k].idx); !ok {
+			n += len(list[k].idx)
+		}
 	}
-	all := make([]string, n)
+	var all []string
+	if n > 0 {
+		all = make([]string, n)
+	}
 	for k := range list {
 		c := &list[k]
-		names := all[:len(c.idx):len(c.idx)]
-		all = all[len(c.idx):]
-		for j, i := range c.idx {
-			names[j] = w.shortBy[i]
+		names, ok := w.shortRun(c.idx)
+		if !ok {
+			names = all[:len(c.idx):len(c.idx)]
+			all = all[len(c.idx):]
+			for j, i := range c.idx {
+				names[j] = w.shortBy[i]
+			}
 		}
 		c.p.event(event.Event{Type: typ, Generation: c.p.group.generation}.WithPartitions(names))
 		c.p = nil
@@ -123,7 +133,7 @@ func (w *World) refreshPauses() {
 		}
 		for _, i := range p.ownedIdx {
 			if i >= 0 && t.cur[i] == nil {
-				if _, ok := p.positions[i]; ok {
+				if p.positions.has(i) {
 					t.cur[i] = p
 				}
 			}

@@ -56,7 +56,7 @@ func refreshPausesReference(w *World) {
 		}
 		for _, tp := range p.owned {
 			if i := w.index(tp); i >= 0 {
-				if _, ok := p.positions[i]; ok && cur[int(i)] == nil {
+				if p.positions.has(i) && cur[int(i)] == nil {
 					cur[int(i)] = p
 				}
 			}
@@ -203,7 +203,7 @@ func TestRefreshPausesOverlapMatchesReference(t *testing.T) {
 				SortPartitions(q.owned)
 				q.syncOwned()
 				for _, tp := range p.owned {
-					q.positions[w.index(tp)] = p.positions[w.index(tp)]
+					q.positions.put(w.index(tp), p.positions.at(w.index(tp)))
 				}
 				if seed%2 == 0 {
 					q.touch()

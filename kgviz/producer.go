@@ -446,7 +446,7 @@ func (pr *producer) endTxn() {
 // resetPositions makes the consumer read its committed offsets again after an
 // aborted transaction, instead of going on from its positions.
 func (pr *producer) resetPositions() {
-	clear(pr.p.positions)
+	pr.p.positions.reset()
 	pr.p.touch()
 }
 
