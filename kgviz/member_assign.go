@@ -3,7 +3,6 @@ package kgviz
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/event"
@@ -128,6 +127,7 @@ func ownsInput(a Assignor) bool {
 type leaderScratch struct {
 	given   []bool               // by input partition index: somebody got it
 	targets [][]TopicPartition   // by position in members: the member's target, then what it is sent
+	srcs    [][]TopicPartition   // by position in members: its list in the plan
 	check   planCheck            // validatePlan's
 	members []MemberSubscription // runAssignor's members, from the JoinGroup response
 }
@@ -142,6 +142,7 @@ type leaderScratch struct {
 // short names. A target is a
 // copy of the member's list, unless ownPlan says that nobody else holds the
 // plan (ownsInput): its lists are then sorted in place and used as they are.
+// When nothing is withheld from anybody, shown.Sent is shown.Target (one map).
 func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, owned map[TopicPartition]string,
 	withheldByAssignor map[TopicPartition]bool, ownPlan bool) (sent [][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
 	sc := &w.leader
@@ -153,9 +154,14 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 	clear(sc.targets)
 	targets := sc.targets[:0]
 	defer func() { sc.targets = targets[:0] }()
+	// Each member's list in the plan, looked up once.
+	srcs := slices.Grow(sc.srcs[:0], len(members))
+	defer func() { clear(srcs); sc.srcs = srcs[:0] }()
 	n := 0
 	for _, m := range members {
-		n += len(plan[m.MemberID])
+		src := plan[m.MemberID]
+		srcs = append(srcs, src)
+		n += len(src)
 	}
 	// The copies share one array, and the targets' short names another.
 	var copies []TopicPartition
@@ -164,9 +170,9 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 	}
 	allNames := make([]string, n)
 	targetShort := make(map[string][]string, len(members)) // the targets' short names
-	for _, m := range members {
+	for k, m := range members {
 		var tps []TopicPartition
-		if src := plan[m.MemberID]; len(src) > 0 {
+		if src := srcs[k]; len(src) > 0 {
 			if ownPlan {
 				tps = src
 			} else {
@@ -191,9 +197,15 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 		targets = append(targets, tps)
 		targetShort[m.MemberID] = names
 	}
-	// Partitions of subscribed topics nobody got.
+	// Partitions of subscribed topics nobody got. Members usually share one
+	// subscription list: one equal to the previous member's adds nothing.
 	subscribed := map[string]bool{}
-	for _, m := range members {
+	var prevTopics []string
+	for k, m := range members {
+		if k > 0 && equalStrings(m.Topics, prevTopics) {
+			continue
+		}
+		prevTopics = m.Topics
 		for _, t := range m.Topics {
 			subscribed[t] = true
 		}
@@ -203,7 +215,14 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 			unassigned = append(unassigned, tp)
 		}
 	}
-	sentShort := make(map[string][]string, len(members)) // sent's short names
+	// Nothing can be withheld when the assignor withheld nothing, or (for
+	// any other assignor) nobody owns anything (an eager group): every
+	// member is then sent its target, and Sent is Target's map itself (an
+	// event's plan is never changed once recorded).
+	if withheldByAssignor != nil && len(withheldByAssignor) == 0 || withheldByAssignor == nil && len(owned) == 0 {
+		return targets, &event.Plan{Target: targetShort, Withheld: w.shortNames(nil), Unassigned: w.shortNames(unassigned), Sent: targetShort}, unassigned
+	}
+	var sentShort map[string][]string // sent's short names; nil while nothing is withheld from anyone (then Target's)
 	var withheld []TopicPartition
 	isWithheld := func(id string, tp TopicPartition) bool {
 		if withheldByAssignor != nil {
@@ -222,8 +241,16 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 			}
 		}
 		if all {
-			sentShort[m.MemberID] = targetShort[m.MemberID]
+			if sentShort != nil {
+				sentShort[m.MemberID] = targetShort[m.MemberID]
+			}
 			continue
+		}
+		if sentShort == nil { // the first member something is withheld from: the ones before get their targets
+			sentShort = make(map[string][]string, len(members))
+			for _, prev := range members[:k] {
+				sentShort[prev.MemberID] = targetShort[prev.MemberID]
+			}
 		}
 		kept := tps[:0:0]
 		for _, tp := range tps {
@@ -235,6 +262,9 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 		}
 		targets[k], sentShort[m.MemberID] = kept, w.shortNames(kept)
 	}
+	if sentShort == nil {
+		sentShort = targetShort
+	}
 	SortPartitions(withheld)
 	return targets, &event.Plan{Target: targetShort, Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: sentShort}, unassigned
 }
@@ -242,8 +272,12 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 // partitionsSorted says whether tps is in SortPartitions' order.
 func partitionsSorted(tps []TopicPartition) bool {
 	for k := 1; k < len(tps); k++ {
-		a, b := tps[k-1], tps[k]
-		if c := strings.Compare(a.Topic, b.Topic); c > 0 || c == 0 && a.Partition > b.Partition {
+		a, b := &tps[k-1], &tps[k]
+		if a.Topic == b.Topic { // usually one string, which == sees at once
+			if a.Partition > b.Partition {
+				return false
+			}
+		} else if a.Topic > b.Topic {
 			return false
 		}
 	}

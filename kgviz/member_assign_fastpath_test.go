@@ -109,11 +109,15 @@ func TestLeaderPlanMatchesReference(t *testing.T) {
 				plan[id] = tps[:0]
 			}
 		}
-		switch rng.IntN(3) {
+		switch rng.IntN(5) {
 		case 0:
 			withheld = nil
 		case 1:
 			owned = map[TopicPartition]string{}
+		case 2: // an eager group: nobody owns anything, nothing withheld
+			withheld, owned = nil, map[TopicPartition]string{}
+		case 3: // a reporting assignor that withheld nothing
+			withheld = map[TopicPartition]bool{}
 		}
 		wantSent, wantShown, wantUnassigned := w.leaderPlanReference(members, plan, owned, withheld)
 		// A plan the leader owns (ownsInput) is sorted in place: it gets
