@@ -111,17 +111,42 @@ type planCheck struct {
 
 // validate is validatePlan with c's scratch.
 func (c *planCheck) validate(a Assignor, members []MemberSubscription, topics map[string]int, plan map[string][]TopicPartition) error {
+	c.reset(members, topics)
+	ids, pos, lists := c.planIDs(members, plan)
+	defer clear(lists)
+	return c.check(a, members, topics, ids, pos, lists)
+}
+
+// validateLists is validate for a plan by position in members (lists[i] is
+// members[i]'s), members strictly increasing by id (idsIncrease): what
+// validate checks of the map of those lists, where planIDs takes its fast
+// path, in the same order.
+func (c *planCheck) validateLists(a Assignor, members []MemberSubscription, topics map[string]int, lists [][]TopicPartition) error {
+	c.reset(members, topics)
+	ids, pos := c.ids[:0], c.pos[:0]
+	for i := range members {
+		ids, pos = append(ids, members[i].MemberID), append(pos, i)
+	}
+	c.ids, c.pos = ids, pos
+	return c.check(a, members, topics, ids, pos, lists)
+}
+
+// reset readies c for a check: no partition has an owner yet.
+func (c *planCheck) reset(members []MemberSubscription, topics map[string]int) {
 	if c.known == nil {
 		c.known = make(map[string]int, len(members))
 		c.owner = make(map[string][]int32, len(topics))
 	}
-	owner := c.owner
-	for _, o := range owner {
+	for _, o := range c.owner {
 		clear(o)
 	}
-	ids, pos, lists := c.planIDs(members, plan)
+}
+
+// check is validate's check of the plan's lists, ids sorted, with each
+// id's position in members (-1 if unknown).
+func (c *planCheck) check(a Assignor, members []MemberSubscription, topics map[string]int, ids []string, pos []int, lists [][]TopicPartition) error {
+	owner := c.owner
 	defer clear(ids)
-	defer clear(lists)
 	for k, id := range ids {
 		i := pos[k]
 		if i < 0 {

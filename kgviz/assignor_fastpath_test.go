@@ -73,7 +73,7 @@ func TestValidatePlanMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(98, 1))
 	topics := map[string]int{"a": 4, "b": 6, "e": 0}
 	names := []string{"a", "b", "e", "x"}
-	errs, fast := 0, 0
+	errs, fast, byPosition := 0, 0, 0
 	var reused planCheck // one scratch for every case, as a leader's
 	for i := range 20000 {
 		var members []MemberSubscription
@@ -124,6 +124,12 @@ func TestValidatePlanMatchesReference(t *testing.T) {
 		want := validatePlanReference(Range, members, topics, plan)
 		got := validatePlan(Range, members, topics, plan)
 		require.Equal(t, got, reused.validate(Range, members, topics, plan), "case %d: reused scratch", i)
+		if lists, ok := listsOf(members, plan); ok { // the same plan by position, as runAssignor has Range's
+			var fresh planCheck
+			require.Equal(t, got, fresh.validateLists(Range, members, topics, lists), "case %d: by position", i)
+			require.Equal(t, got, reused.validateLists(Range, members, topics, lists), "case %d: by position, reused scratch", i)
+			byPosition++
+		}
 		if want == nil {
 			require.NoError(t, got, "case %d", i)
 			continue
@@ -134,4 +140,22 @@ func TestValidatePlanMatchesReference(t *testing.T) {
 	require.Greater(t, errs, 2000)
 	require.Less(t, errs, 18000)
 	require.Greater(t, fast, 2000)
+	require.Greater(t, byPosition, 1000)
+}
+
+// listsOf returns plan by position in members (validateLists' input) if it
+// can be: members strictly increasing by id, and the plan's keys their ids.
+func listsOf(members []MemberSubscription, plan map[string][]TopicPartition) ([][]TopicPartition, bool) {
+	if !idsIncrease(members) || len(plan) != len(members) {
+		return nil, false
+	}
+	lists := make([][]TopicPartition, len(members))
+	for i, m := range members {
+		tps, ok := plan[m.MemberID]
+		if !ok {
+			return nil, false
+		}
+		lists[i] = tps
+	}
+	return lists, true
 }

@@ -67,6 +67,7 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 		}
 	}
 	var plan map[string][]TopicPartition
+	var lists [][]TopicPartition // by position in members, instead of plan: Range's on the broker's member list
 	var report *AssignReport
 	func() {
 		defer func() {
@@ -80,6 +81,12 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 			// what it withheld come with the plan.
 			r := ra.AssignReport(in, topics)
 			report, plan = &r, r.Target
+		} else if _, ok := a.(rangeAssignor); ok && idsIncrease(in) {
+			// Range on members sorted by id, each once (as the broker
+			// lists them): its group view's members are in's own, in the
+			// same order, so its lists are the plan by position, and no
+			// map is made and looked up.
+			_, lists = rangeLists(in, topics)
 		} else {
 			plan = a.Assign(in, topics)
 		}
@@ -87,18 +94,23 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 	if err != nil {
 		return nil, err
 	}
-	nilPlan := plan == nil
+	nilPlan := plan == nil && lists == nil
 	if nilPlan {
 		plan = map[string][]TopicPartition{}
 	}
-	if err := w.leader.check.validate(a, members, topics, plan); err != nil {
+	if lists != nil {
+		err = w.leader.check.validateLists(a, members, topics, lists)
+	} else {
+		err = w.leader.check.validate(a, members, topics, plan)
+	}
+	if err != nil {
 		return nil, err
 	}
 	var withheldByAssignor map[TopicPartition]bool
 	if report != nil && a.Protocol() == Cooperative {
 		withheldByAssignor = report.withheldSet()
 	}
-	sent, shown, unassigned := w.leaderPlan(members, plan, owned, withheldByAssignor, own)
+	sent, shown, unassigned := w.leaderPlan(members, plan, lists, owned, withheldByAssignor, own)
 	p.event(event.Event{Type: event.EvAssignorRun, Generation: resp.GenerationID, Assignor: a.Name()}.WithPlan(shown))
 	switch {
 	case nilPlan:
@@ -143,7 +155,9 @@ type leaderScratch struct {
 // copy of the member's list, unless ownPlan says that nobody else holds the
 // plan (ownsInput): its lists are then sorted in place and used as they are.
 // When nothing is withheld from anybody, shown.Sent is shown.Target (one map).
-func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, owned map[TopicPartition]string,
+// lists, if not nil, is the plan by position in members (each member's list,
+// members' ids unique), and plan is not read.
+func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, lists [][]TopicPartition, owned map[TopicPartition]string,
 	withheldByAssignor map[TopicPartition]bool, ownPlan bool) (sent [][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
 	sc := &w.leader
 	if len(sc.given) < len(w.inputTPs) {
@@ -154,13 +168,18 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 	clear(sc.targets)
 	targets := sc.targets[:0]
 	defer func() { sc.targets = targets[:0] }()
-	// Each member's list in the plan, looked up once.
-	srcs := slices.Grow(sc.srcs[:0], len(members))
-	defer func() { clear(srcs); sc.srcs = srcs[:0] }()
+	// Each member's list in the plan, looked up once, unless the plan
+	// comes by position (lists).
+	srcs := lists
+	if srcs == nil {
+		srcs = slices.Grow(sc.srcs[:0], len(members))
+		defer func() { clear(srcs); sc.srcs = srcs[:0] }()
+		for _, m := range members {
+			srcs = append(srcs, plan[m.MemberID])
+		}
+	}
 	n := 0
-	for _, m := range members {
-		src := plan[m.MemberID]
-		srcs = append(srcs, src)
+	for _, src := range srcs {
 		n += len(src)
 	}
 	// The copies share one array, and the targets' short names another.

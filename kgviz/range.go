@@ -57,6 +57,13 @@ func AssignorByName(name string) (Assignor, error) {
 }
 
 func assignRange(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	g, lists := rangeLists(members, topics)
+	return g.plan(lists)
+}
+
+// rangeLists is Range's plan as one list for each member of g, the group
+// view of members (by position in g.members).
+func rangeLists(members []MemberSubscription, topics map[string]int) (*groupView, [][]TopicPartition) {
 	g := newGroupView(members, topics)
 	order := g.kafkaOrder()
 
@@ -110,7 +117,7 @@ func assignRange(members []MemberSubscription, topics map[string]int) map[string
 			}
 		}
 	}
-	return g.plan(lists)
+	return g, lists
 }
 
 // groupView is the input of an assignor in a form that is cheap to work on:
