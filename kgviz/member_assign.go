@@ -137,11 +137,13 @@ func ownsInput(a Assignor) bool {
 
 // leaderScratch is the leader's scratch, reused by every plan of a world.
 type leaderScratch struct {
-	given   []bool               // by input partition index: somebody got it
-	targets [][]TopicPartition   // by position in members: the member's target, then what it is sent
-	srcs    [][]TopicPartition   // by position in members: its list in the plan
-	check   planCheck            // validatePlan's
-	members []MemberSubscription // runAssignor's members, from the JoinGroup response
+	given       []bool               // by input partition index: somebody got it
+	targets     [][]TopicPartition   // by position in members: the member's target, then what it is sent
+	srcs        [][]TopicPartition   // by position in members: its list in the plan
+	names       []string             // leaderPlan's: the targets' short names, for the plan event
+	targetShort map[string][]string  // leaderPlan's: the plan event's Target (and Sent if nothing is withheld)
+	check       planCheck            // validatePlan's
+	members     []MemberSubscription // runAssignor's members, from the JoinGroup response
 }
 
 // leaderPlan is what the leader makes of a valid plan: each member's target
@@ -151,7 +153,7 @@ type leaderScratch struct {
 // cooperative assignor) or else the partitions another member still owns
 // (owned), by position in members (the leader's scratch: valid until the next
 // plan; the lists themselves are new). shown is the plan event's content, by
-// short names. A target is a
+// short names, valid until the next plan (recorded at once). A target is a
 // copy of the member's list, unless ownPlan says that nobody else holds the
 // plan (ownsInput): its lists are then sorted in place and used as they are.
 // When nothing is withheld from anybody, shown.Sent is shown.Target (one map).
@@ -187,8 +189,20 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 	if !ownPlan {
 		copies = make([]TopicPartition, 0, n)
 	}
-	allNames := make([]string, n)
-	targetShort := make(map[string][]string, len(members)) // the targets' short names
+	// The targets' short names, all in one array, and their map are the
+	// plan event's: the log encodes an event's plan when it records it and
+	// keeps nothing of it (event.Log.Append), so they are the leader's
+	// scratch, reused from plan to plan. Every name of the array is written
+	// before it is read.
+	if cap(sc.names) < n {
+		sc.names = make([]string, n)
+	}
+	allNames := sc.names[:n]
+	if sc.targetShort == nil {
+		sc.targetShort = make(map[string][]string, len(members))
+	}
+	targetShort := sc.targetShort
+	clear(targetShort)
 	for k, m := range members {
 		var tps []TopicPartition
 		if src := srcs[k]; len(src) > 0 {

@@ -171,6 +171,7 @@ func TestRangeByPositionMatchesMapPlan(t *testing.T) {
 	byPosition, viaMap := world(Range), world(NewAssignor("range", Eager, Range.Assign))
 	ids := []string{"C1-1", "C1-2", "C10-1", "C2-1", "C3-4", "C4-1", "C5-9"}
 	positional := 0
+	first, recorded := byPosition.w.EventCount(), []string(nil)
 	for i := range 3000 {
 		resp := &broker.JoinGroupResponse{GenerationID: 1 + i, ProtocolName: "range"}
 		for range 1 + rng.IntN(6) {
@@ -208,6 +209,14 @@ func TestRangeByPositionMatchesMapPlan(t *testing.T) {
 			wantEvents = append(wantEvents, fmt.Sprintf("%v %v %v", e, e.Plan(), e.Partitions()))
 		}
 		require.Equal(t, wantEvents, gotEvents, "case %d: events", i)
+		recorded = append(recorded, gotEvents...)
 	}
 	require.Greater(t, positional, 1000)
+	// The plan event's names are the leader's scratch, reused by the next
+	// plan: the log must have kept none of them.
+	var again []string
+	for _, e := range byPosition.w.EventsSince(first) {
+		again = append(again, fmt.Sprintf("%v %v %v", e, e.Plan(), e.Partitions()))
+	}
+	require.Equal(t, recorded, again, "the events read again at the end")
 }
