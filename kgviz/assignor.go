@@ -104,38 +104,57 @@ func validatePlan(a Assignor, members []MemberSubscription, topics map[string]in
 type planCheck struct {
 	known map[string]int     // member id → its last entry in members
 	ids   []string           // the plan's member ids, sorted
+	pos   []int              // by position in ids: the member's last entry in members, -1 if unknown
+	lists [][]TopicPartition // by position in ids: its partitions in the plan
 	owner map[string][]int32 // by topic, by partition: 1 + the owner's position in ids (0 if none)
 }
 
 // validate is validatePlan with c's scratch.
 func (c *planCheck) validate(a Assignor, members []MemberSubscription, topics map[string]int, plan map[string][]TopicPartition) error {
+	c.reset(members, topics)
+	ids, pos, lists := c.planIDs(members, plan)
+	defer clear(lists)
+	return c.check(a, members, topics, ids, pos, lists)
+}
+
+// validateLists is validate for a plan by position in members (lists[i] is
+// members[i]'s), members strictly increasing by id (idsIncrease): what
+// validate checks of the map of those lists, where planIDs takes its fast
+// path, in the same order.
+func (c *planCheck) validateLists(a Assignor, members []MemberSubscription, topics map[string]int, lists [][]TopicPartition) error {
+	c.reset(members, topics)
+	ids, pos := c.ids[:0], c.pos[:0]
+	for i := range members {
+		ids, pos = append(ids, members[i].MemberID), append(pos, i)
+	}
+	c.ids, c.pos = ids, pos
+	return c.check(a, members, topics, ids, pos, lists)
+}
+
+// reset readies c for a check: no partition has an owner yet.
+func (c *planCheck) reset(members []MemberSubscription, topics map[string]int) {
 	if c.known == nil {
 		c.known = make(map[string]int, len(members))
 		c.owner = make(map[string][]int32, len(topics))
 	}
-	known, owner := c.known, c.owner
-	clear(known)
-	for _, o := range owner {
+	for _, o := range c.owner {
 		clear(o)
 	}
-	for i, m := range members {
-		known[m.MemberID] = i
-	}
-	ids := c.ids[:0]
-	for id := range plan {
-		ids = append(ids, id)
-	}
-	slices.Sort(ids)
-	c.ids = ids
+}
+
+// check is validate's check of the plan's lists, ids sorted, with each
+// id's position in members (-1 if unknown).
+func (c *planCheck) check(a Assignor, members []MemberSubscription, topics map[string]int, ids []string, pos []int, lists [][]TopicPartition) error {
+	owner := c.owner
 	defer clear(ids)
 	for k, id := range ids {
-		i, ok := known[id]
-		if !ok {
+		i := pos[k]
+		if i < 0 {
 			return fmt.Errorf("assignor %q assigned partitions to unknown member %q", a.Name(), id)
 		}
 		m := &members[i]
 		lastTopic, lastOK, lastOwners := "", false, []int32(nil)
-		for _, tp := range plan[id] {
+		for _, tp := range lists[k] {
 			if tp.Topic != lastTopic || lastOwners == nil {
 				n, ok := topics[tp.Topic]
 				if !ok {
@@ -165,4 +184,60 @@ func (c *planCheck) validate(a Assignor, members []MemberSubscription, topics ma
 		}
 	}
 	return nil
+}
+
+// planIDs returns the plan's member ids sorted, each with its member's last
+// entry in members (-1 if none) and its list in the plan, in c's scratch.
+//
+// The common plan, a built-in assignor's, has exactly one entry for each
+// member, and the broker lists the members sorted by member id: when members
+// is strictly increasing by id and every id of it is a key of a plan of as
+// many keys, the keys are those ids (distinct, as many), so sorting them
+// gives the members' order, and each id's only entry is its position. Then
+// neither the sort nor the map of known ids is needed.
+func (c *planCheck) planIDs(members []MemberSubscription, plan map[string][]TopicPartition) (ids []string, pos []int, lists [][]TopicPartition) {
+	ids, pos, lists = c.ids[:0], c.pos[:0], c.lists[:0]
+	defer func() { c.ids, c.pos, c.lists = ids, pos, lists }()
+	if len(plan) == len(members) && idsIncrease(members) {
+		for i := range members {
+			tps, ok := plan[members[i].MemberID]
+			if !ok {
+				break
+			}
+			ids, pos, lists = append(ids, members[i].MemberID), append(pos, i), append(lists, tps)
+		}
+		if len(ids) == len(members) {
+			return ids, pos, lists
+		}
+		clear(lists)
+		ids, pos, lists = ids[:0], pos[:0], lists[:0]
+	}
+	known := c.known
+	clear(known)
+	for i, m := range members {
+		known[m.MemberID] = i
+	}
+	for id := range plan {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	for _, id := range ids {
+		i, ok := known[id]
+		if !ok {
+			i = -1
+		}
+		pos, lists = append(pos, i), append(lists, plan[id])
+	}
+	return ids, pos, lists
+}
+
+// idsIncrease says whether members is strictly increasing by member id (byte
+// order): sorted, no id twice.
+func idsIncrease(members []MemberSubscription) bool {
+	for i := 1; i < len(members); i++ {
+		if members[i-1].MemberID >= members[i].MemberID {
+			return false
+		}
+	}
+	return true
 }

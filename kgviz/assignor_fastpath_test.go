@@ -65,12 +65,15 @@ func validatePlanReference(a Assignor, members []MemberSubscription, topics map[
 // topics, partitions given twice, members listed twice with different
 // subscriptions, topics of no partitions), validatePlan answers as the
 // reference does, the same error or none, with a fresh scratch or one
-// reused from case to case.
+// reused from case to case. A third of the plans name every member and most
+// members come in the broker's order (sorted by id), so planIDs' fast path
+// (no sort) is taken often, and missed by a member listed twice, one not in
+// the plan, or an unknown one in its place.
 func TestValidatePlanMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(98, 1))
 	topics := map[string]int{"a": 4, "b": 6, "e": 0}
 	names := []string{"a", "b", "e", "x"}
-	errs := 0
+	errs, fast, byPosition := 0, 0, 0
 	var reused planCheck // one scratch for every case, as a leader's
 	for i := range 20000 {
 		var members []MemberSubscription
@@ -105,9 +108,28 @@ func TestValidatePlanMatchesReference(t *testing.T) {
 				plan[id] = nil
 			}
 		}
+		if rng.IntN(3) == 0 { // every member in the plan, as a built-in assignor's
+			for _, m := range members {
+				if _, ok := plan[m.MemberID]; !ok {
+					plan[m.MemberID] = []TopicPartition{}
+				}
+			}
+		}
+		if rng.IntN(4) == 0 { // not in the broker's order
+			rng.Shuffle(len(members), func(x, y int) { members[x], members[y] = members[y], members[x] })
+		}
+		if len(plan) == len(members) && idsIncrease(members) {
+			fast++ // planIDs' fast path applies if every member is in the plan
+		}
 		want := validatePlanReference(Range, members, topics, plan)
 		got := validatePlan(Range, members, topics, plan)
 		require.Equal(t, got, reused.validate(Range, members, topics, plan), "case %d: reused scratch", i)
+		if lists, ok := listsOf(members, plan); ok { // the same plan by position, as runAssignor has Range's
+			var fresh planCheck
+			require.Equal(t, got, fresh.validateLists(Range, members, topics, lists), "case %d: by position", i)
+			require.Equal(t, got, reused.validateLists(Range, members, topics, lists), "case %d: by position, reused scratch", i)
+			byPosition++
+		}
 		if want == nil {
 			require.NoError(t, got, "case %d", i)
 			continue
@@ -117,4 +139,23 @@ func TestValidatePlanMatchesReference(t *testing.T) {
 	}
 	require.Greater(t, errs, 2000)
 	require.Less(t, errs, 18000)
+	require.Greater(t, fast, 2000)
+	require.Greater(t, byPosition, 1000)
+}
+
+// listsOf returns plan by position in members (validateLists' input) if it
+// can be: members strictly increasing by id, and the plan's keys their ids.
+func listsOf(members []MemberSubscription, plan map[string][]TopicPartition) ([][]TopicPartition, bool) {
+	if !idsIncrease(members) || len(plan) != len(members) {
+		return nil, false
+	}
+	lists := make([][]TopicPartition, len(members))
+	for i, m := range members {
+		tps, ok := plan[m.MemberID]
+		if !ok {
+			return nil, false
+		}
+		lists[i] = tps
+	}
+	return lists, true
 }

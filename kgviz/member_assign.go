@@ -3,7 +3,6 @@ package kgviz
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/event"
@@ -68,6 +67,7 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 		}
 	}
 	var plan map[string][]TopicPartition
+	var lists [][]TopicPartition // by position in members, instead of plan: Range's on the broker's member list
 	var report *AssignReport
 	func() {
 		defer func() {
@@ -81,6 +81,12 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 			// what it withheld come with the plan.
 			r := ra.AssignReport(in, topics)
 			report, plan = &r, r.Target
+		} else if _, ok := a.(rangeAssignor); ok && idsIncrease(in) {
+			// Range on members sorted by id, each once (as the broker
+			// lists them): its group view's members are in's own, in the
+			// same order, so its lists are the plan by position, and no
+			// map is made and looked up.
+			_, lists = rangeLists(in, topics)
 		} else {
 			plan = a.Assign(in, topics)
 		}
@@ -88,18 +94,23 @@ func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []brok
 	if err != nil {
 		return nil, err
 	}
-	nilPlan := plan == nil
+	nilPlan := plan == nil && lists == nil
 	if nilPlan {
 		plan = map[string][]TopicPartition{}
 	}
-	if err := w.leader.check.validate(a, members, topics, plan); err != nil {
+	if lists != nil {
+		err = w.leader.check.validateLists(a, members, topics, lists)
+	} else {
+		err = w.leader.check.validate(a, members, topics, plan)
+	}
+	if err != nil {
 		return nil, err
 	}
 	var withheldByAssignor map[TopicPartition]bool
 	if report != nil && a.Protocol() == Cooperative {
 		withheldByAssignor = report.withheldSet()
 	}
-	sent, shown, unassigned := w.leaderPlan(members, plan, owned, withheldByAssignor, own)
+	sent, shown, unassigned := w.leaderPlan(members, plan, lists, owned, withheldByAssignor, own)
 	p.event(event.Event{Type: event.EvAssignorRun, Generation: resp.GenerationID, Assignor: a.Name()}.WithPlan(shown))
 	switch {
 	case nilPlan:
@@ -126,10 +137,13 @@ func ownsInput(a Assignor) bool {
 
 // leaderScratch is the leader's scratch, reused by every plan of a world.
 type leaderScratch struct {
-	given   []bool               // by input partition index: somebody got it
-	targets [][]TopicPartition   // by position in members: the member's target, then what it is sent
-	check   planCheck            // validatePlan's
-	members []MemberSubscription // runAssignor's members, from the JoinGroup response
+	given       []bool               // by input partition index: somebody got it
+	targets     [][]TopicPartition   // by position in members: the member's target, then what it is sent
+	srcs        [][]TopicPartition   // by position in members: its list in the plan
+	names       []string             // leaderPlan's: the targets' short names, for the plan event
+	targetShort map[string][]string  // leaderPlan's: the plan event's Target (and Sent if nothing is withheld)
+	check       planCheck            // validatePlan's
+	members     []MemberSubscription // runAssignor's members, from the JoinGroup response
 }
 
 // leaderPlan is what the leader makes of a valid plan: each member's target
@@ -139,10 +153,13 @@ type leaderScratch struct {
 // cooperative assignor) or else the partitions another member still owns
 // (owned), by position in members (the leader's scratch: valid until the next
 // plan; the lists themselves are new). shown is the plan event's content, by
-// short names. A target is a
+// short names, valid until the next plan (recorded at once). A target is a
 // copy of the member's list, unless ownPlan says that nobody else holds the
 // plan (ownsInput): its lists are then sorted in place and used as they are.
-func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, owned map[TopicPartition]string,
+// When nothing is withheld from anybody, shown.Sent is shown.Target (one map).
+// lists, if not nil, is the plan by position in members (each member's list,
+// members' ids unique), and plan is not read.
+func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, lists [][]TopicPartition, owned map[TopicPartition]string,
 	withheldByAssignor map[TopicPartition]bool, ownPlan bool) (sent [][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
 	sc := &w.leader
 	if len(sc.given) < len(w.inputTPs) {
@@ -153,20 +170,42 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 	clear(sc.targets)
 	targets := sc.targets[:0]
 	defer func() { sc.targets = targets[:0] }()
+	// Each member's list in the plan, looked up once, unless the plan
+	// comes by position (lists).
+	srcs := lists
+	if srcs == nil {
+		srcs = slices.Grow(sc.srcs[:0], len(members))
+		defer func() { clear(srcs); sc.srcs = srcs[:0] }()
+		for _, m := range members {
+			srcs = append(srcs, plan[m.MemberID])
+		}
+	}
 	n := 0
-	for _, m := range members {
-		n += len(plan[m.MemberID])
+	for _, src := range srcs {
+		n += len(src)
 	}
 	// The copies share one array, and the targets' short names another.
 	var copies []TopicPartition
 	if !ownPlan {
 		copies = make([]TopicPartition, 0, n)
 	}
-	allNames := make([]string, n)
-	targetShort := make(map[string][]string, len(members)) // the targets' short names
-	for _, m := range members {
+	// The targets' short names, all in one array, and their map are the
+	// plan event's: the log encodes an event's plan when it records it and
+	// keeps nothing of it (event.Log.Append), so they are the leader's
+	// scratch, reused from plan to plan. Every name of the array is written
+	// before it is read.
+	if cap(sc.names) < n {
+		sc.names = make([]string, n)
+	}
+	allNames := sc.names[:n]
+	if sc.targetShort == nil {
+		sc.targetShort = make(map[string][]string, len(members))
+	}
+	targetShort := sc.targetShort
+	clear(targetShort)
+	for k, m := range members {
 		var tps []TopicPartition
-		if src := plan[m.MemberID]; len(src) > 0 {
+		if src := srcs[k]; len(src) > 0 {
 			if ownPlan {
 				tps = src
 			} else {
@@ -191,9 +230,15 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 		targets = append(targets, tps)
 		targetShort[m.MemberID] = names
 	}
-	// Partitions of subscribed topics nobody got.
+	// Partitions of subscribed topics nobody got. Members usually share one
+	// subscription list: one equal to the previous member's adds nothing.
 	subscribed := map[string]bool{}
-	for _, m := range members {
+	var prevTopics []string
+	for k, m := range members {
+		if k > 0 && equalStrings(m.Topics, prevTopics) {
+			continue
+		}
+		prevTopics = m.Topics
 		for _, t := range m.Topics {
 			subscribed[t] = true
 		}
@@ -203,7 +248,14 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 			unassigned = append(unassigned, tp)
 		}
 	}
-	sentShort := make(map[string][]string, len(members)) // sent's short names
+	// Nothing can be withheld when the assignor withheld nothing, or (for
+	// any other assignor) nobody owns anything (an eager group): every
+	// member is then sent its target, and Sent is Target's map itself (an
+	// event's plan is never changed once recorded).
+	if withheldByAssignor != nil && len(withheldByAssignor) == 0 || withheldByAssignor == nil && len(owned) == 0 {
+		return targets, &event.Plan{Target: targetShort, Withheld: w.shortNames(nil), Unassigned: w.shortNames(unassigned), Sent: targetShort}, unassigned
+	}
+	var sentShort map[string][]string // sent's short names; nil while nothing is withheld from anyone (then Target's)
 	var withheld []TopicPartition
 	isWithheld := func(id string, tp TopicPartition) bool {
 		if withheldByAssignor != nil {
@@ -222,8 +274,16 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 			}
 		}
 		if all {
-			sentShort[m.MemberID] = targetShort[m.MemberID]
+			if sentShort != nil {
+				sentShort[m.MemberID] = targetShort[m.MemberID]
+			}
 			continue
+		}
+		if sentShort == nil { // the first member something is withheld from: the ones before get their targets
+			sentShort = make(map[string][]string, len(members))
+			for _, prev := range members[:k] {
+				sentShort[prev.MemberID] = targetShort[prev.MemberID]
+			}
 		}
 		kept := tps[:0:0]
 		for _, tp := range tps {
@@ -235,6 +295,9 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 		}
 		targets[k], sentShort[m.MemberID] = kept, w.shortNames(kept)
 	}
+	if sentShort == nil {
+		sentShort = targetShort
+	}
 	SortPartitions(withheld)
 	return targets, &event.Plan{Target: targetShort, Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: sentShort}, unassigned
 }
@@ -242,8 +305,12 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 // partitionsSorted says whether tps is in SortPartitions' order.
 func partitionsSorted(tps []TopicPartition) bool {
 	for k := 1; k < len(tps); k++ {
-		a, b := tps[k-1], tps[k]
-		if c := strings.Compare(a.Topic, b.Topic); c > 0 || c == 0 && a.Partition > b.Partition {
+		a, b := &tps[k-1], &tps[k]
+		if a.Topic == b.Topic { // usually one string, which == sees at once
+			if a.Partition > b.Partition {
+				return false
+			}
+		} else if a.Topic > b.Topic {
 			return false
 		}
 	}

@@ -2,7 +2,10 @@ package kgviz
 
 import (
 	"fmt"
+	"github.com/kgviz/kgviz/kgviz/broker"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
 	"github.com/kgviz/kgviz/kgviz/event"
@@ -109,11 +112,15 @@ func TestLeaderPlanMatchesReference(t *testing.T) {
 				plan[id] = tps[:0]
 			}
 		}
-		switch rng.IntN(3) {
+		switch rng.IntN(5) {
 		case 0:
 			withheld = nil
 		case 1:
 			owned = map[TopicPartition]string{}
+		case 2: // an eager group: nobody owns anything, nothing withheld
+			withheld, owned = nil, map[TopicPartition]string{}
+		case 3: // a reporting assignor that withheld nothing
+			withheld = map[TopicPartition]bool{}
 		}
 		wantSent, wantShown, wantUnassigned := w.leaderPlanReference(members, plan, owned, withheld)
 		// A plan the leader owns (ownsInput) is sorted in place: it gets
@@ -126,7 +133,16 @@ func TestLeaderPlanMatchesReference(t *testing.T) {
 				in[id] = append(tps[:0:0], tps...)
 			}
 		}
-		gotSent, gotShown, gotUnassigned := w.leaderPlan(members, in, owned, withheld, ownPlan)
+		// Half the time the plan comes by position (Range's lists), the
+		// map not read.
+		var lists [][]TopicPartition
+		if rng.IntN(2) == 0 {
+			for _, m := range members {
+				lists = append(lists, in[m.MemberID])
+			}
+			in = nil
+		}
+		gotSent, gotShown, gotUnassigned := w.leaderPlan(members, in, lists, owned, withheld, ownPlan)
 		gotSentByID := make(map[string][]TopicPartition, len(members))
 		for k, m := range members {
 			gotSentByID[m.MemberID] = gotSent[k]
@@ -135,4 +151,72 @@ func TestLeaderPlanMatchesReference(t *testing.T) {
 		require.Equal(t, wantShown, gotShown, "case %d: shown", i)
 		require.Equal(t, wantUnassigned, gotUnassigned, "case %d: unassigned", i)
 	}
+}
+
+// TestRangeByPositionMatchesMapPlan: over random JoinGroup answers (members
+// in the broker's order, sorted by id, or not; ids listed twice; static
+// members; topics that do not exist), the leader running Range, which takes
+// its plan by position when the members are sorted by id, each once, sends
+// and records what a leader running the same assignment as any other
+// assignor (a map, copied inputs and lists) does.
+func TestRangeByPositionMatchesMapPlan(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 500))
+	world := func(a Assignor) *member {
+		w := NewWorld(WithOnlyTopics(), WithTopic("a", 5, "a"), WithTopic("b", 7, "b"), WithRecords(0), WithAssignor(a))
+		w.AddMember("L")
+		p, err := w.member("test", "L")
+		require.NoError(t, err)
+		return p
+	}
+	byPosition, viaMap := world(Range), world(NewAssignor("range", Eager, Range.Assign))
+	ids := []string{"C1-1", "C1-2", "C10-1", "C2-1", "C3-4", "C4-1", "C5-9"}
+	positional := 0
+	first, recorded := byPosition.w.EventCount(), []string(nil)
+	for i := range 3000 {
+		resp := &broker.JoinGroupResponse{GenerationID: 1 + i, ProtocolName: "range"}
+		for range 1 + rng.IntN(6) {
+			m := broker.JoinGroupMember{MemberID: ids[rng.IntN(len(ids))]}
+			if rng.IntN(5) == 0 {
+				m.GroupInstanceID = ids[rng.IntN(len(ids))]
+			}
+			for _, topic := range []string{"a", "b", "c"} {
+				if rng.IntN(3) > 0 {
+					m.Metadata.Topics = append(m.Metadata.Topics, topic)
+				}
+			}
+			resp.Members = append(resp.Members, m)
+		}
+		if rng.IntN(4) > 0 { // the broker's order
+			slices.SortFunc(resp.Members, func(a, b broker.JoinGroupMember) int { return strings.Compare(a.MemberID, b.MemberID) })
+		}
+		var subs []MemberSubscription
+		for _, m := range resp.Members {
+			subs = append(subs, MemberSubscription{MemberID: m.MemberID})
+		}
+		if idsIncrease(subs) {
+			positional++
+		}
+		n1, n2 := byPosition.w.EventCount(), viaMap.w.EventCount()
+		got, err1 := byPosition.runAssignor(resp)
+		want, err2 := viaMap.runAssignor(resp)
+		require.Equal(t, err2, err1, "case %d: error", i)
+		require.Equal(t, want, got, "case %d: SyncGroup assignments", i)
+		var gotEvents, wantEvents []string
+		for _, e := range byPosition.w.EventsSince(n1) {
+			gotEvents = append(gotEvents, fmt.Sprintf("%v %v %v", e, e.Plan(), e.Partitions()))
+		}
+		for _, e := range viaMap.w.EventsSince(n2) {
+			wantEvents = append(wantEvents, fmt.Sprintf("%v %v %v", e, e.Plan(), e.Partitions()))
+		}
+		require.Equal(t, wantEvents, gotEvents, "case %d: events", i)
+		recorded = append(recorded, gotEvents...)
+	}
+	require.Greater(t, positional, 1000)
+	// The plan event's names are the leader's scratch, reused by the next
+	// plan: the log must have kept none of them.
+	var again []string
+	for _, e := range byPosition.w.EventsSince(first) {
+		again = append(again, fmt.Sprintf("%v %v %v", e, e.Plan(), e.Partitions()))
+	}
+	require.Equal(t, recorded, again, "the events read again at the end")
 }

@@ -212,12 +212,30 @@ func (p *member) sendJoin() {
 	} else {
 		sub.UserData = g.prevAssignment // never changed once set (onSyncGroupResponse)
 	}
-	protocols := make([]broker.JoinGroupProtocol, len(p.cfg.assignors))
+	var req *broker.JoinGroupRequest
+	var protocols []broker.JoinGroupProtocol
+	if len(p.cfg.assignors) == 1 {
+		one := new(joinRequestOfOne)
+		req, protocols = &one.req, one.protocol[:]
+	} else {
+		req, protocols = new(broker.JoinGroupRequest), make([]broker.JoinGroupProtocol, len(p.cfg.assignors))
+	}
 	for i, a := range p.cfg.assignors {
 		protocols[i] = broker.JoinGroupProtocol{Name: a.Name(), Metadata: sub}
 	}
-	p.request(&broker.JoinGroupRequest{GroupID: GroupID, SessionTimeout: p.cfg.sessionTimeout, RebalanceTimeout: p.cfg.maxPollInterval,
-		MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", Protocols: protocols}, g.generation)
+	*req = broker.JoinGroupRequest{GroupID: GroupID, SessionTimeout: p.cfg.sessionTimeout, RebalanceTimeout: p.cfg.maxPollInterval,
+		MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", Protocols: protocols}
+	p.request(req, g.generation)
+}
+
+// joinRequestOfOne is a JoinGroup request with its one protocol, allocated
+// together: a member with one assignor (the usual case, every member of a
+// rolling restart) makes one object per JoinGroup instead of two. Nothing
+// changes a message once sent, so the protocol list may share its request's
+// memory; the broker keeps the list as the member's protocols.
+type joinRequestOfOne struct {
+	req      broker.JoinGroupRequest
+	protocol [1]broker.JoinGroupProtocol
 }
 
 // groupRequestFailed handles an error answer to JoinGroup or SyncGroup: a

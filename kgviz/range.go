@@ -57,6 +57,13 @@ func AssignorByName(name string) (Assignor, error) {
 }
 
 func assignRange(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	g, lists := rangeLists(members, topics)
+	return g.plan(lists)
+}
+
+// rangeLists is Range's plan as one list for each member of g, the group
+// view of members (by position in g.members).
+func rangeLists(members []MemberSubscription, topics map[string]int) (*groupView, [][]TopicPartition) {
 	g := newGroupView(members, topics)
 	order := g.kafkaOrder()
 
@@ -110,7 +117,7 @@ func assignRange(members []MemberSubscription, topics map[string]int) map[string
 			}
 		}
 	}
-	return g.plan(lists)
+	return g, lists
 }
 
 // groupView is the input of an assignor in a form that is cheap to work on:
@@ -136,7 +143,12 @@ func newGroupView(members []MemberSubscription, topics map[string]int) *groupVie
 	for i := range order {
 		order[i] = i
 	}
-	slices.SortStableFunc(order, func(a, b int) int { return strings.Compare(members[a].MemberID, members[b].MemberID) })
+	// The broker lists the members sorted by id: a stable sort of a sorted
+	// list leaves it as it is, so it is checked first (n-1 comparisons).
+	byID := func(a, b int) int { return strings.Compare(members[a].MemberID, members[b].MemberID) }
+	if !slices.IsSortedFunc(order, byID) {
+		slices.SortStableFunc(order, byID)
+	}
 	g := &groupView{index: map[string]int32{}, members: make([]*MemberSubscription, 0, len(members)), ids: make([]string, 0, len(members))}
 	for _, i := range order {
 		if n := len(g.members); n > 0 && g.members[n-1].MemberID == members[i].MemberID {
@@ -201,9 +213,12 @@ func (g *groupView) kafkaOrder() []int32 {
 	for i := range order {
 		order[i] = int32(i)
 	}
-	slices.SortStableFunc(order, func(a, b int32) int {
-		return memberInfoCompare(g.members[a], g.members[b])
-	})
+	// Dynamic members with ASCII ids are already in this order (g.members
+	// is sorted by id): a stable sort would leave them as they are.
+	cmp := func(a, b int32) int { return memberInfoCompare(g.members[a], g.members[b]) }
+	if !slices.IsSortedFunc(order, cmp) {
+		slices.SortStableFunc(order, cmp)
+	}
 	return order
 }
 
