@@ -204,7 +204,7 @@ func TestInternMatchesReference(t *testing.T) {
 // then every field through a closure, strings interned by the reference
 // table (refStrs), the payload encoded apart and copied after the fields.
 func (l *Log) appendRef(e Event, refStrs *refStrings) {
-	b := l.scratch[:0]
+	var b []byte
 	b = append(b, byte(e.Type))
 	if e.Tick < l.tick {
 		e.Tick = l.tick
@@ -329,7 +329,7 @@ func (l *Log) appendRef(e Event, refStrs *refStrings) {
 		b = binary.AppendUvarint(b, uint64(len(enc.b)))
 		b = append(b, enc.b...)
 	}
-	l.scratch = b
+
 	c := len(l.chunks) - 1
 	if c < 0 || len(l.chunks[c])+len(b) > cap(l.chunks[c]) {
 		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
@@ -458,10 +458,11 @@ func pooledEvent(rng *rand.Rand, pool *stringPool, tick int) Event {
 }
 
 // TestAppendMatchesReference: Append (one pass over the fields, hints, the
-// payload written straight after the fields) writes the same bytes and the
-// same string table as the reference Append, for random events with every
-// kind of payload, over many chunks; and they decode to the events that
-// went in.
+// event written in place at the end of the last chunk) writes the same
+// bytes and the same string table as the reference Append, for random
+// events with every kind of payload (small ones, ones whose length takes
+// two or three bytes, ones larger than a chunk), over many chunks; and
+// they decode to the events that went in.
 func TestAppendMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 848))
 	pool := newStringPool(rng)
@@ -472,6 +473,16 @@ func TestAppendMatchesReference(t *testing.T) {
 	for range 8000 {
 		tick += rng.IntN(3)
 		e := pooledEvent(rng, pool, tick)
+		switch rng.IntN(100) {
+		case 0, 1, 2: // a payload whose length takes two bytes
+			e = e.WithPartitions(pool.run(64 + rng.IntN(200)))
+		case 3: // three bytes
+			e = e.WithPartitions(pool.run(8200 + rng.IntN(2000)))
+		case 4:
+			if rng.IntN(10) == 0 { // larger than a chunk
+				e = e.WithPartitions(pool.run(chunkSize/2 + rng.IntN(chunkSize)))
+			}
+		}
 		want = append(want, e)
 		fast.Append(e)
 		ref.appendRef(e, &refStrs)
