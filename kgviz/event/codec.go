@@ -87,7 +87,11 @@ func (e *Encoder) String(s string) {
 	h := e.h
 	i := h.idx
 	if !identical(s, h.s) {
-		i = e.l.internNext(h, s)
+		if j, ok := e.l.follow(h, s); ok {
+			i, h.s, h.idx = j, s, j
+		} else {
+			i = e.l.internNext(h, s)
+		}
 	}
 	e.b = appendIndex(e.b, i)
 }
@@ -99,7 +103,11 @@ func (e *Encoder) Strings(list []string) {
 	for _, s := range list { // String, inlined
 		i := h.idx
 		if !identical(s, h.s) {
-			i = e.l.internNext(h, s)
+			if j, ok := e.l.follow(h, s); ok {
+				i, h.s, h.idx = j, s, j
+			} else {
+				i = e.l.internNext(h, s)
+			}
 		}
 		b = appendIndex(b, i)
 	}

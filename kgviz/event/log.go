@@ -125,6 +125,24 @@ func equal(a, b string) bool {
 	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
 }
 
+// follow returns the index of s if s is the very string (see identical)
+// that followed h's last time, the guess most often right: the next
+// partition of a list, the next member of a round. It is small enough to
+// be inlined where strings are interned one after the other, saving a call
+// to internNext, which makes the same guess first (comparing contents) and
+// would then do what follow's caller does: remember s and its index in h.
+// h.next is left as it is, as internNext leaves it when that guess is
+// right. The empty string (index 0) is never guessed: internNext leaves h
+// as it is for it.
+func (l *Log) follow(h *hint, s string) (uint32, bool) {
+	if int(h.idx) < len(h.next) {
+		if i := h.next[h.idx]; i != 0 && int(i) < len(l.strs) && identical(l.strs[i], s) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
 // internNext returns the index of s in the string table when s is not the
 // string h remembers (callers check that first, inline): it tries the
 // string that followed h's last time, the one interned right after h's,
@@ -463,7 +481,11 @@ func inPlace(chunk, b []byte) bool {
 func (l *Log) str(b []byte, h *hint, s string) []byte {
 	i := h.idx
 	if !identical(s, h.s) {
-		i = l.internNext(h, s)
+		if j, ok := l.follow(h, s); ok {
+			i, h.s, h.idx = j, s, j
+		} else {
+			i = l.internNext(h, s)
+		}
 	}
 	return appendIndex(b, i)
 }
