@@ -242,8 +242,12 @@ type storedAt struct {
 	chunk, off uint32
 }
 
-// load decodes an event's payload from its log.
-func (e Event) load() any {
+// load returns an event's payload, decoded from its log if it was read
+// from one.
+func (e *Event) load() any {
+	if _, ok := e.payload.(partsPayload); ok {
+		return e.parts
+	}
 	if e.payload != nil || e.stored == nil {
 		return e.payload
 	}

@@ -8,12 +8,14 @@ import (
 	"testing"
 )
 
-// withPartitionsRef is WithPartitions without the shared empty list: the
-// caller's slice as the payload, whatever it holds.
+// withPartitionsRef is WithPartitions as it was before the lists were kept
+// out of the payload (partsPayload): the caller's slice as the payload,
+// whatever it holds.
 func withPartitionsRef(e Event, p []string) Event { e.payload, e.stored = p, nil; return e }
 
-// TestWithPartitionsMatchesReference: WithPartitions (an empty list shared by
-// every event) gives the same event as the caller's own slice would, in
+// TestWithPartitionsMatchesReference: WithPartitions (the list in the event's
+// parts field, not boxed in its payload) gives the same event as the
+// caller's own slice as the payload would, in
 // memory, as JSON and in a log's encoding, for nil, empty (with and without
 // spare capacity) and random lists.
 func TestWithPartitionsMatchesReference(t *testing.T) {

@@ -246,10 +246,7 @@ func (l *Log) appendRef(e Event, refStrs *refStrings) {
 	set(fCount, e.Count != 0)
 	set(fSetting, e.Setting != "")
 	set(fIsolation, e.Isolation != 0)
-	payload := e.payload
-	if payload == nil && e.stored != nil {
-		payload = e.load()
-	}
+	payload := e.load()
 	set(fPayload, payload != nil)
 	b = binary.AppendUvarint(b, m)
 	str := func(bit uint64, s string) {

@@ -415,7 +415,7 @@ func (l *Log) Add(e *Event) {
 	b = append(b, f...)
 	l.fieldBuf = f
 	if payload != nil {
-		b = l.encodePayload(b, payload)
+		b = l.encodePayload(b, payload, e.parts)
 	}
 	l.place(b)
 	l.tick = tick
@@ -513,11 +513,11 @@ func (l *Log) payloadHint(k int) *hint {
 }
 
 // encodePayload appends a payload to b: its kind, its length and its
-// encoding. b is normally the free end of the last chunk, and the encoding
+// encoding (parts: the event's partitions, for a partsPayload). b is normally the free end of the last chunk, and the encoding
 // is written there, in place, after one byte for its length; it is moved
 // right if the length takes more (payloads of 128 bytes or more: a few
 // large ones; the many small ones are not moved).
-func (l *Log) encodePayload(b []byte, p any) []byte {
+func (l *Log) encodePayload(b []byte, p any, parts []string) []byte {
 	at := len(b)
 	b = append(b, 0, 0) // the kind and the length, set below
 	l.enc.l, l.enc.b = l, b
@@ -538,6 +538,10 @@ func (l *Log) encodePayload(b []byte, p any) []byte {
 		l.startPayload(0)
 		l.enc.Int(len(l.payloads))
 		l.payloads = append(l.payloads, v)
+	case partsPayload: // the event's parts (see WithPartitions)
+		kind = payStrings
+		l.startPayload(payStrings)
+		l.enc.Strings(parts)
 	case []string:
 		kind = payStrings
 		l.startPayload(payStrings)
