@@ -284,6 +284,32 @@ func (e *Event) load() any {
 	return nil
 }
 
+// sameLists reports whether plans a and b hold equal lists by the same
+// member ids, where ids are b's member ids (as plan(b) leaves them in
+// Encoder.ids). Lists that are the same slice are equal without looking at
+// their strings (a leader sends most of its plan as it computed it).
+func sameLists(a, b map[string][]string, ids []string) bool {
+	if len(a) != len(b) || len(ids) != len(b) {
+		return false
+	}
+	for _, id := range ids {
+		x, ok := a[id]
+		y := b[id]
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		if len(x) == 0 || &x[0] == &y[0] {
+			continue
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+	}
+	return true
+}
+
 // keysAre reports whether the keys of p are the strings of ids (which are
 // distinct).
 func keysAre(p map[string][]string, ids []string) bool {

@@ -477,6 +477,8 @@ func TestAppendMatchesReference(t *testing.T) {
 			if rng.IntN(10) == 0 { // larger than a chunk
 				e = e.WithPartitions(pool.run(chunkSize/2 + rng.IntN(chunkSize)))
 			}
+		case 5, 6, 7, 8, 9, 10:
+			e = e.WithPlan(sharedPlan(rng, pool))
 		}
 		want = append(want, e)
 		fast.Append(e)
@@ -494,6 +496,60 @@ func TestAppendMatchesReference(t *testing.T) {
 		require.Equal(t, want[i].Body(), e.Body(), "event %d", i)
 		require.Equal(t, want[i].String(), e.String(), "event %d", i)
 	}
+}
+
+// sharedPlan is a plan whose Sent holds Target's very lists (what a leader
+// that withholds nothing records), or lists equal to them elsewhere in
+// memory, or all but one list (changed, or missing, or a member more, or
+// another member instead).
+func sharedPlan(rng *rand.Rand, pool *stringPool) *Plan {
+	target := map[string][]string{}
+	for range rng.IntN(8) {
+		target[pool.pick()] = pool.run(rng.IntN(8))
+	}
+	sent := map[string][]string{}
+	for id, list := range target {
+		switch rng.IntN(10) {
+		case 0:
+			sent[id] = append([]string(nil), list...) // equal, elsewhere
+		case 1:
+			sent[id] = nil
+		default:
+			sent[id] = list
+		}
+	}
+	if len(target) > 0 && rng.IntN(3) == 0 {
+		for id, list := range target {
+			switch rng.IntN(4) {
+			case 0:
+				delete(sent, id)
+				if rng.IntN(2) == 0 { // another member instead
+					if rng.IntN(2) == 0 { // both with nothing
+						target[id], list = nil, nil
+					}
+					sent[pool.pick()] = list
+				}
+			case 1:
+				sent[pool.pick()] = list
+			default:
+				changed := append([]string(nil), list...)
+				if len(changed) > 0 {
+					changed[rng.IntN(len(changed))] = pool.pick()
+				} else {
+					changed = pool.run(1)
+				}
+				sent[id] = changed
+			}
+			break
+		}
+	}
+	if len(target) == 0 { // an empty plan reads back as nil (it is encoded the same either way)
+		target = nil
+	}
+	if len(sent) == 0 {
+		sent = nil
+	}
+	return &Plan{Target: target, Withheld: pool.run(rng.IntN(3)), Unassigned: pool.run(rng.IntN(3)), Sent: sent}
 }
 
 func init() {

@@ -549,10 +549,19 @@ func (l *Log) encodePayload(b []byte, p any, parts []string) []byte {
 	case *Plan:
 		kind = payPlan
 		l.startPayload(payPlan)
+		at := len(l.enc.b)
 		l.enc.plan(v.Target)
+		end := len(l.enc.b)
 		l.enc.Strings(v.Withheld)
 		l.enc.Strings(v.Unassigned)
-		l.enc.plan(v.Sent)
+		if sameLists(v.Sent, v.Target, l.enc.ids) {
+			// Sent is Target (nothing withheld, the leader sends the very
+			// lists): a plan's encoding depends only on its contents, all
+			// interned by now, so Sent's is a copy of Target's.
+			l.enc.b = append(l.enc.b, l.enc.b[at:end]...)
+		} else {
+			l.enc.plan(v.Sent)
+		}
 	case string:
 		kind = payText
 		l.startPayload(0)
