@@ -513,10 +513,11 @@ func (l *Log) payloadHint(k int) *hint {
 }
 
 // encodePayload appends a payload to b: its kind, its length and its
-// encoding (parts: the event's partitions, for a partsPayload). b is normally the free end of the last chunk, and the encoding
-// is written there, in place, after one byte for its length; it is moved
-// right if the length takes more (payloads of 128 bytes or more: a few
-// large ones; the many small ones are not moved).
+// encoding (parts: the event's partitions, for a partsPayload). b is
+// normally the free end of the last chunk, and the encoding is written
+// there, in place, after one byte for its length; it is moved right if the
+// length takes more (payloads of 128 bytes or more: a few large ones; the
+// many small ones are not moved).
 func (l *Log) encodePayload(b []byte, p any, parts []string) []byte {
 	at := len(b)
 	b = append(b, 0, 0) // the kind and the length, set below
