@@ -161,15 +161,21 @@ func (p *member) event(e event.Event) {
 	if e.MemberID == "" {
 		e.MemberID = p.memberID()
 	}
-	p.w.record(e)
+	p.w.recordAt(&e)
 }
 
+// setActivity records the member's activity if it changed. The event is
+// built in place and recorded as event would (the most frequent event of
+// a member: not copied into event's argument).
 func (p *member) setActivity(a event.Activity, rec string) {
 	if p.activity == a && p.activityRec == rec {
 		return
 	}
 	p.activity, p.activityRec = a, rec
-	p.event(event.Event{Type: event.EvActivity, Activity: a, Record: rec, Generation: p.group.generation})
+	var e event.Event // set field by field: built in place, where a literal would be built apart and copied
+	e.Type, e.Activity, e.Record, e.Generation = event.EvActivity, a, rec, p.group.generation
+	e.Member, e.MemberID = p.name, p.memberID()
+	p.w.recordAt(&e)
 }
 
 // syncOwned brings ownedIdx and ownedShort up to date after owned changed.

@@ -117,8 +117,12 @@ func (n *network) put(lane int, env *broker.Envelope, p *member, record bool) in
 // copy of the (large) event is returned.
 func (n *network) record(t event.Type, f *flight, reason event.Reason) {
 	m := f.env.Msg
-	e := event.Event{Type: t, From: f.env.From, To: f.env.To, API: m.Key(), Response: m.IsResponse(), Msg: f.env.ID,
-		ReplyTo: f.env.ReplyTo, Generation: f.env.Generation, Error: broker.ErrorOf(m), Reason: reason}.WithBody(m)
+	// Set field by field, in place: a literal with calls in it is built
+	// apart and copied, and WithBody copies the event twice more.
+	var e event.Event
+	e.Type, e.From, e.To, e.API, e.Response = t, f.env.From, f.env.To, m.Key(), m.IsResponse()
+	e.Msg, e.ReplyTo, e.Generation, e.Error, e.Reason = f.env.ID, f.env.ReplyTo, f.env.Generation, broker.ErrorOf(m), reason
+	e.SetBody(m)
 	if f.proc != nil {
 		e.Member, e.MemberID = f.proc.name, f.proc.memberID()
 	}
@@ -126,7 +130,7 @@ func (n *network) record(t event.Type, f *flight, reason event.Reason) {
 	if pr, ok := m.(*broker.ProduceRequest); ok {
 		e.Record = pr.Batch.Record
 	}
-	n.w.record(e)
+	n.w.recordAt(&e)
 }
 
 // deliverDue hands every message sent before this tick to its recipient:

@@ -151,9 +151,15 @@ type recorder struct{ w *World }
 
 func (r recorder) Record(e event.Event) { r.w.record(e) }
 
-func (w *World) record(e event.Event) {
+func (w *World) record(e event.Event) { w.recordAt(&e) }
+
+// recordAt records *e, stamped with the current tick (which it sets in
+// *e), without copying it: an Event is some 400 bytes, and the callers that
+// record the most (messages on the wire, a member's events) build theirs
+// in place.
+func (w *World) recordAt(e *event.Event) {
 	e.Tick = w.clock.Now()
-	w.events.Append(e)
+	w.events.Add(e)
 	w.ver++
 }
 

@@ -87,7 +87,11 @@ func (e *Encoder) String(s string) {
 	h := e.h
 	i := h.idx
 	if !identical(s, h.s) {
-		i = e.l.internNext(h, s)
+		if j, ok := e.l.follow(h, s); ok {
+			i, h.s, h.idx = j, s, j
+		} else {
+			i = e.l.internNext(h, s)
+		}
 	}
 	e.b = appendIndex(e.b, i)
 }
@@ -99,7 +103,11 @@ func (e *Encoder) Strings(list []string) {
 	for _, s := range list { // String, inlined
 		i := h.idx
 		if !identical(s, h.s) {
-			i = e.l.internNext(h, s)
+			if j, ok := e.l.follow(h, s); ok {
+				i, h.s, h.idx = j, s, j
+			} else {
+				i = e.l.internNext(h, s)
+			}
 		}
 		b = appendIndex(b, i)
 	}
@@ -234,8 +242,12 @@ type storedAt struct {
 	chunk, off uint32
 }
 
-// load decodes an event's payload from its log.
-func (e Event) load() any {
+// load returns an event's payload, decoded from its log if it was read
+// from one.
+func (e *Event) load() any {
+	if _, ok := e.payload.(partsPayload); ok {
+		return e.parts
+	}
 	if e.payload != nil || e.stored == nil {
 		return e.payload
 	}
@@ -270,6 +282,32 @@ func (e Event) load() any {
 		return d.l.payloads[d.Int()]
 	}
 	return nil
+}
+
+// sameLists reports whether plans a and b hold equal lists by the same
+// member ids, where ids are b's member ids (as plan(b) leaves them in
+// Encoder.ids). Lists that are the same slice are equal without looking at
+// their strings (a leader sends most of its plan as it computed it).
+func sameLists(a, b map[string][]string, ids []string) bool {
+	if len(a) != len(b) || len(ids) != len(b) {
+		return false
+	}
+	for _, id := range ids {
+		x, ok := a[id]
+		y := b[id]
+		if !ok || len(x) != len(y) {
+			return false
+		}
+		if len(x) == 0 || &x[0] == &y[0] {
+			continue
+		}
+		for i := range x {
+			if x[i] != y[i] {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // keysAre reports whether the keys of p are the strings of ids (which are

@@ -8,12 +8,14 @@ import (
 	"testing"
 )
 
-// withPartitionsRef is WithPartitions without the shared empty list: the
-// caller's slice as the payload, whatever it holds.
+// withPartitionsRef is WithPartitions as it was before the lists were kept
+// out of the payload (partsPayload): the caller's slice as the payload,
+// whatever it holds.
 func withPartitionsRef(e Event, p []string) Event { e.payload, e.stored = p, nil; return e }
 
-// TestWithPartitionsMatchesReference: WithPartitions (an empty list shared by
-// every event) gives the same event as the caller's own slice would, in
+// TestWithPartitionsMatchesReference: WithPartitions (the list in the event's
+// parts field, not boxed in its payload) gives the same event as the
+// caller's own slice as the payload would, in
 // memory, as JSON and in a log's encoding, for nil, empty (with and without
 // spare capacity) and random lists.
 func TestWithPartitionsMatchesReference(t *testing.T) {
@@ -51,6 +53,28 @@ func TestWithPartitionsMatchesReference(t *testing.T) {
 	for c := range ref.chunks {
 		if !bytes.Equal(fast.chunks[c], ref.chunks[c]) {
 			t.Fatalf("chunk %d differs", c)
+		}
+	}
+}
+
+// TestSetBodyMatchesWithBody: SetBody (in place) leaves the event as
+// WithBody (a copy) returns it, every field, exported or not, for random
+// events, whatever payload they had before.
+func TestSetBodyMatchesWithBody(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 345))
+	pool := newStringPool(rng)
+	var l Log
+	for i := range 2000 {
+		e := pooledEvent(rng, pool, i)
+		if rng.IntN(3) == 0 { // an event read from a log
+			l.Append(e)
+			e = l.At(l.Len() - 1)
+		}
+		m := &testMsg{Name: pool.pick(), N: i}
+		got := e
+		got.SetBody(m)
+		if want := e.WithBody(m); !reflect.DeepEqual(got, want) {
+			t.Fatalf("event %d: SetBody gives %#v, WithBody %#v", i, got, want)
 		}
 	}
 }

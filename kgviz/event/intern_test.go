@@ -139,11 +139,9 @@ func TestInternMatchesReference(t *testing.T) {
 				h := &l.fields[rng.IntN(nStrFields)]
 				s := pool.pick()
 				got := uint32(0)
-				if s != "" {
-					got = h.idx
-					if !identical(s, h.s) {
-						got = l.internNext(h, s)
-					}
+				if s != "" { // Add calls str for the fields that are set
+					v, _ := binary.Uvarint(l.str(nil, h, s))
+					got = uint32(v)
 				}
 				require.Equal(t, ref.intern(s), got, "seed %d op %d: field %q", seed, op, s)
 			case 1: // the cache and the map alone
@@ -204,7 +202,7 @@ func TestInternMatchesReference(t *testing.T) {
 // then every field through a closure, strings interned by the reference
 // table (refStrs), the payload encoded apart and copied after the fields.
 func (l *Log) appendRef(e Event, refStrs *refStrings) {
-	b := l.scratch[:0]
+	var b []byte
 	b = append(b, byte(e.Type))
 	if e.Tick < l.tick {
 		e.Tick = l.tick
@@ -248,10 +246,7 @@ func (l *Log) appendRef(e Event, refStrs *refStrings) {
 	set(fCount, e.Count != 0)
 	set(fSetting, e.Setting != "")
 	set(fIsolation, e.Isolation != 0)
-	payload := e.payload
-	if payload == nil && e.stored != nil {
-		payload = e.load()
-	}
+	payload := e.load()
 	set(fPayload, payload != nil)
 	b = binary.AppendUvarint(b, m)
 	str := func(bit uint64, s string) {
@@ -329,7 +324,7 @@ func (l *Log) appendRef(e Event, refStrs *refStrings) {
 		b = binary.AppendUvarint(b, uint64(len(enc.b)))
 		b = append(b, enc.b...)
 	}
-	l.scratch = b
+
 	c := len(l.chunks) - 1
 	if c < 0 || len(l.chunks[c])+len(b) > cap(l.chunks[c]) {
 		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, len(b))))
@@ -458,10 +453,11 @@ func pooledEvent(rng *rand.Rand, pool *stringPool, tick int) Event {
 }
 
 // TestAppendMatchesReference: Append (one pass over the fields, hints, the
-// payload written straight after the fields) writes the same bytes and the
-// same string table as the reference Append, for random events with every
-// kind of payload, over many chunks; and they decode to the events that
-// went in.
+// event written in place at the end of the last chunk) writes the same
+// bytes and the same string table as the reference Append, for random
+// events with every kind of payload (small ones, ones whose length takes
+// two or three bytes, ones larger than a chunk), over many chunks; and
+// they decode to the events that went in.
 func TestAppendMatchesReference(t *testing.T) {
 	rng := rand.New(rand.NewPCG(11, 848))
 	pool := newStringPool(rng)
@@ -472,6 +468,18 @@ func TestAppendMatchesReference(t *testing.T) {
 	for range 8000 {
 		tick += rng.IntN(3)
 		e := pooledEvent(rng, pool, tick)
+		switch rng.IntN(100) {
+		case 0, 1, 2: // a payload whose length takes two bytes
+			e = e.WithPartitions(pool.run(64 + rng.IntN(200)))
+		case 3: // three bytes
+			e = e.WithPartitions(pool.run(8200 + rng.IntN(2000)))
+		case 4:
+			if rng.IntN(10) == 0 { // larger than a chunk
+				e = e.WithPartitions(pool.run(chunkSize/2 + rng.IntN(chunkSize)))
+			}
+		case 5, 6, 7, 8, 9, 10:
+			e = e.WithPlan(sharedPlan(rng, pool))
+		}
 		want = append(want, e)
 		fast.Append(e)
 		ref.appendRef(e, &refStrs)
@@ -488,6 +496,60 @@ func TestAppendMatchesReference(t *testing.T) {
 		require.Equal(t, want[i].Body(), e.Body(), "event %d", i)
 		require.Equal(t, want[i].String(), e.String(), "event %d", i)
 	}
+}
+
+// sharedPlan is a plan whose Sent holds Target's very lists (what a leader
+// that withholds nothing records), or lists equal to them elsewhere in
+// memory, or all but one list (changed, or missing, or a member more, or
+// another member instead).
+func sharedPlan(rng *rand.Rand, pool *stringPool) *Plan {
+	target := map[string][]string{}
+	for range rng.IntN(8) {
+		target[pool.pick()] = pool.run(rng.IntN(8))
+	}
+	sent := map[string][]string{}
+	for id, list := range target {
+		switch rng.IntN(10) {
+		case 0:
+			sent[id] = append([]string(nil), list...) // equal, elsewhere
+		case 1:
+			sent[id] = nil
+		default:
+			sent[id] = list
+		}
+	}
+	if len(target) > 0 && rng.IntN(3) == 0 {
+		for id, list := range target {
+			switch rng.IntN(4) {
+			case 0:
+				delete(sent, id)
+				if rng.IntN(2) == 0 { // another member instead
+					if rng.IntN(2) == 0 { // both with nothing
+						target[id], list = nil, nil
+					}
+					sent[pool.pick()] = list
+				}
+			case 1:
+				sent[pool.pick()] = list
+			default:
+				changed := append([]string(nil), list...)
+				if len(changed) > 0 {
+					changed[rng.IntN(len(changed))] = pool.pick()
+				} else {
+					changed = pool.run(1)
+				}
+				sent[id] = changed
+			}
+			break
+		}
+	}
+	if len(target) == 0 { // an empty plan reads back as nil (it is encoded the same either way)
+		target = nil
+	}
+	if len(sent) == 0 {
+		sent = nil
+	}
+	return &Plan{Target: target, Withheld: pool.run(rng.IntN(3)), Unassigned: pool.run(rng.IntN(3)), Sent: sent}
 }
 
 func init() {

@@ -31,8 +31,8 @@ type Log struct {
 	payHints []hint
 
 	payloads []any   // payloads without an encoding (kept as values)
-	scratch  []byte  // one event's encoding before its payload
-	fieldBuf []byte  // its fields
+	fieldBuf []byte  // one event's fields, before they go after its mask
+	apart    []byte  // an event too large for the room left in the last chunk
 	enc      Encoder // its payload
 }
 
@@ -71,6 +71,7 @@ type hint struct {
 	s    string
 	idx  uint32
 	next []uint32 // by string index: the index of the string that followed it
+	size int      // a payload's hint: the largest payload encoded with it
 }
 
 // the string fields of Event, each with its hint
@@ -122,6 +123,24 @@ func identical(a, b string) bool {
 // string made again (a member's name after a restart) is guessed as well.
 func equal(a, b string) bool {
 	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
+}
+
+// follow returns the index of s if s is the very string (see identical)
+// that followed h's last time, the guess most often right: the next
+// partition of a list, the next member of a round. It is small enough to
+// be inlined where strings are interned one after the other, saving a call
+// to internNext, which makes the same guess first (comparing contents) and
+// would then do what follow's caller does: remember s and its index in h.
+// h.next is left as it is, as internNext leaves it when that guess is
+// right. The empty string (index 0) is never guessed: internNext leaves h
+// as it is for it.
+func (l *Log) follow(h *hint, s string) (uint32, bool) {
+	if int(h.idx) < len(h.next) {
+		if i := h.next[h.idx]; i != 0 && int(i) < len(l.strs) && identical(l.strs[i], s) {
+			return i, true
+		}
+	}
+	return 0, false
 }
 
 // internNext returns the index of s in the string table when s is not the
@@ -243,9 +262,17 @@ const (
 )
 
 // Append adds e at the end. Its Tick must not be before the last event's.
+func (l *Log) Append(e Event) { l.Add(&e) }
+
+// Add adds *e at the end, as Append does, without copying the event (an
+// Event is some 400 bytes; callers that build one in place pass it by
+// pointer). *e is not changed.
+//
 // The fields that are set are encoded in one pass, which also makes the
-// mask that comes before them.
-func (l *Log) Append(e Event) {
+// mask that comes before them. The event is then written straight into
+// the free end of the last chunk, payload included, instead of being
+// encoded apart and copied in: see place.
+func (l *Log) Add(e *Event) {
 	var m uint64
 	f := l.fieldBuf[:0]
 	if e.Member != "" {
@@ -377,35 +404,88 @@ func (l *Log) Append(e Event) {
 	if payload == nil && e.stored != nil {
 		payload = e.load() // an event read from another log
 	}
-	var kind byte
 	if payload != nil {
 		m |= fPayload
-		kind = l.encodePayload(payload)
 	}
-	b := l.scratch[:0]
+	tick := max(e.Tick, l.tick)
+	b := l.free()
 	b = append(b, byte(e.Type))
-	if e.Tick < l.tick {
-		e.Tick = l.tick
-	}
-	b = binary.AppendUvarint(b, uint64(e.Tick-l.tick))
+	b = binary.AppendUvarint(b, uint64(tick-l.tick))
 	b = binary.AppendUvarint(b, m)
 	b = append(b, f...)
-	var body []byte
+	l.fieldBuf = f
 	if payload != nil {
-		body = l.enc.b
-		b = append(b, kind)
-		b = binary.AppendUvarint(b, uint64(len(body)))
+		b = l.encodePayload(b, payload, e.parts)
 	}
-	l.scratch, l.fieldBuf = b, f
-	l.write(b, body)
-	l.tick = e.Tick
+	l.place(b)
+	l.tick = tick
+}
+
+// free returns the free end of the last chunk: an empty slice whose
+// capacity is the room left in it (nil if there is no chunk yet).
+func (l *Log) free() []byte {
+	c := len(l.chunks) - 1
+	if c < 0 {
+		return nil
+	}
+	return l.chunks[c][len(l.chunks[c]):]
+}
+
+// place makes b, one event's encoding, the next event of the log. b was
+// appended to l.free(). If it is still there (the event fit, append never
+// reallocated, and it was not encoded apart: see startPayload), its bytes
+// are already in the chunk, right after its last event, and the chunk just
+// grows over them. Otherwise it is copied in: into the last chunk if it
+// fits, else into a new chunk (an event never spans two). Either way the
+// chunks are what encoding every event apart and copying it in would make:
+// a new chunk exactly when an event does not fit in the last one.
+func (l *Log) place(b []byte) {
+	c := len(l.chunks) - 1
+	var off int
+	switch {
+	case c >= 0 && inPlace(l.chunks[c], b):
+		off = len(l.chunks[c])
+		l.chunks[c] = l.chunks[c][:off+len(b)]
+	case c >= 0 && len(l.chunks[c])+len(b) <= cap(l.chunks[c]):
+		off = len(l.chunks[c])
+		l.chunks[c] = append(l.chunks[c], b...)
+		l.keepApart(b)
+	default:
+		l.chunks = append(l.chunks, append(make([]byte, 0, max(chunkSize, len(b))), b...))
+		c++
+		l.keepApart(b)
+	}
+	if l.n%markEvery == 0 {
+		l.marks = append(l.marks, mark{uint32(c), uint32(off), l.tick})
+	}
+	l.n++
+}
+
+// keepApart keeps b, an event copied in, as the buffer of the next event
+// encoded apart if it is larger than the one there (it is l.apart, grown
+// by append, or an event that outgrew the room left in the last chunk).
+func (l *Log) keepApart(b []byte) {
+	if cap(b) > cap(l.apart) {
+		l.apart = b[:0]
+	}
+}
+
+// inPlace reports whether b starts at the free end of chunk, within its
+// capacity: b was appended to chunk's free end and never reallocated.
+func inPlace(chunk, b []byte) bool {
+	n := len(chunk)
+	return len(b) > 0 && n < cap(chunk) && &chunk[:n+1][n] == &b[0] && len(b) <= cap(chunk)-n
 }
 
 // str appends the index of s, trying h's guesses first.
 func (l *Log) str(b []byte, h *hint, s string) []byte {
 	i := h.idx
 	if !identical(s, h.s) {
-		i = l.internNext(h, s)
+		if j, ok := l.follow(h, s); ok {
+			i, h.s, h.idx = j, s, j
+		} else {
+			i = l.internNext(h, s)
+		}
 	}
 	return appendIndex(b, i)
 }
@@ -422,22 +502,6 @@ func appendIndex(b []byte, i uint32) []byte {
 	return binary.AppendUvarint(b, uint64(i))
 }
 
-// write copies one encoded event, head then body, into the chunks (an event
-// never spans two).
-func (l *Log) write(head, body []byte) {
-	n := len(head) + len(body)
-	c := len(l.chunks) - 1
-	if c < 0 || len(l.chunks[c])+n > cap(l.chunks[c]) {
-		l.chunks = append(l.chunks, make([]byte, 0, max(chunkSize, n)))
-		c++
-	}
-	if l.n%markEvery == 0 {
-		l.marks = append(l.marks, mark{uint32(c), uint32(len(l.chunks[c])), l.tick})
-	}
-	l.chunks[c] = append(append(l.chunks[c], head...), body...)
-	l.n++
-}
-
 // payloadHint returns the hint of a kind of payload: a kind of payload
 // below payKinds, or payKinds + 2 × the API key (+ 1 for a response) for a
 // message. Each has its own, as each writes its strings in its own order.
@@ -448,9 +512,16 @@ func (l *Log) payloadHint(k int) *hint {
 	return &l.payHints[k]
 }
 
-// encodePayload encodes a payload into l.enc.b and returns its kind.
-func (l *Log) encodePayload(p any) byte {
-	l.enc.l, l.enc.b, l.enc.h = l, l.enc.b[:0], l.payloadHint(0)
+// encodePayload appends a payload to b: its kind, its length and its
+// encoding (parts: the event's partitions, for a partsPayload). b is
+// normally the free end of the last chunk, and the encoding is written
+// there, in place, after one byte for its length; it is moved right if the
+// length takes more (payloads of 128 bytes or more: a few large ones; the
+// many small ones are not moved).
+func (l *Log) encodePayload(b []byte, p any, parts []string) []byte {
+	at := len(b)
+	b = append(b, 0, 0) // the kind and the length, set below
+	l.enc.l, l.enc.b = l, b
 	kind := byte(payValue)
 	switch v := p.(type) {
 	case Encodable:
@@ -459,33 +530,81 @@ func (l *Log) encodePayload(p any) byte {
 		if v.IsResponse() {
 			k++
 		}
-		l.enc.h = l.payloadHint(payKinds + k)
+		l.startPayload(payKinds + k)
 		l.enc.Int(int(v.Key()))
 		l.enc.Bool(v.IsResponse())
 		v.Encode(&l.enc)
 	case kafka.Message:
 		kind = payBodyValue
+		l.startPayload(0)
 		l.enc.Int(len(l.payloads))
 		l.payloads = append(l.payloads, v)
+	case partsPayload: // the event's parts (see WithPartitions)
+		kind = payStrings
+		l.startPayload(payStrings)
+		l.enc.Strings(parts)
 	case []string:
 		kind = payStrings
-		l.enc.h = l.payloadHint(payStrings)
+		l.startPayload(payStrings)
 		l.enc.Strings(v)
 	case *Plan:
 		kind = payPlan
-		l.enc.h = l.payloadHint(payPlan)
+		l.startPayload(payPlan)
+		at := len(l.enc.b)
 		l.enc.plan(v.Target)
+		end := len(l.enc.b)
 		l.enc.Strings(v.Withheld)
 		l.enc.Strings(v.Unassigned)
-		l.enc.plan(v.Sent)
+		if sameLists(v.Sent, v.Target, l.enc.ids) {
+			// Sent is Target (nothing withheld, the leader sends the very
+			// lists): a plan's encoding depends only on its contents, all
+			// interned by now, so Sent's is a copy of Target's.
+			l.enc.b = append(l.enc.b, l.enc.b[at:end]...)
+		} else {
+			l.enc.plan(v.Sent)
+		}
 	case string:
 		kind = payText
+		l.startPayload(0)
 		l.enc.String(v)
 	default:
+		l.startPayload(0)
 		l.enc.Int(len(l.payloads))
 		l.payloads = append(l.payloads, p)
 	}
-	return kind
+	b, l.enc.b = l.enc.b, nil // the encoder keeps no hold on the chunk
+	b[at] = kind
+	start := at + 2
+	n := len(b) - start
+	if h := l.enc.h; n > h.size {
+		h.size = n
+	}
+	if n < 1<<7 {
+		b[at+1] = byte(n)
+		return b
+	}
+	var lb [binary.MaxVarintLen64]byte
+	ln := binary.PutUvarint(lb[:], uint64(n))
+	b = append(b, lb[:ln-1]...) // room for the longer length
+	copy(b[start+ln-1:], b[start:start+n])
+	copy(b[at+1:], lb[:ln])
+	return b
+}
+
+// startPayload makes the hint of payload kind k (see payloadHint) the
+// encoder's, and moves what the encoder holds (the event so far, at the
+// free end of the last chunk) to l.apart if the largest payload of that
+// kind so far would not fit in the room left. A payload that outgrows the
+// room makes append reallocate the event again and again as it grows, a
+// copy left as garbage each time (large plans and JoinGroup responses,
+// kilobytes each); encoded apart, it is copied once, as place does.
+func (l *Log) startPayload(k int) {
+	h := l.payloadHint(k)
+	l.enc.h = h
+	if b := l.enc.b; cap(b)-len(b) < h.size+binary.MaxVarintLen32 {
+		l.apart = append(l.apart[:0], b...)
+		l.enc.b = l.apart
+	}
 }
 
 // reader decodes events one after the other.
