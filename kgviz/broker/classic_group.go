@@ -706,7 +706,11 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 	case kafka.GroupStable:
 		m.awaitingSync = false
 		m.syncTimer.Stop()
-		g.b().reply(env, g.generation, &SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment})
+		// After a rebalance every follower whose SyncGroup comes after the
+		// leader's lands here: its answer is carved from a block.
+		resp := g.gc.syncAnswers.next()
+		*resp = SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment}
+		g.b().reply(env, g.generation, resp)
 	}
 }
 

@@ -55,7 +55,27 @@ type GroupCoordinator struct {
 	logs    map[int]*Log // partitions of __consumer_offsets that hold records
 	seq     map[string]int
 
-	fetchAnswers fetchAnswers // OffsetFetch answers handed out by block
+	fetchAnswers fetchAnswers               // OffsetFetch answers handed out by block
+	syncAnswers  answers[SyncGroupResponse] // SyncGroup answers of a Stable group, by block
+}
+
+// answers hands out new, zero values carved from larger blocks: one
+// allocation per block instead of one per answer, where every member gets
+// an answer of its own after each rebalance. A slot is handed out once and
+// never again (an answer is never changed once sent): a block is dropped
+// when it is used up, and lives on as long as an answer in it does.
+type answers[T any] struct{ free []T }
+
+const answersBlock = 64 // answers per block
+
+// next returns a new, zero answer.
+func (a *answers[T]) next() *T {
+	if len(a.free) == 0 {
+		a.free = make([]T, answersBlock)
+	}
+	v := &a.free[0]
+	a.free = a.free[1:]
+	return v
 }
 
 func newGroupCoordinator(b *Broker) *GroupCoordinator {
