@@ -58,12 +58,16 @@ func (gc *GroupCoordinator) handleOffsetFetch(env Envelope, req *OffsetFetchRequ
 	if len(req.Partitions) > 0 {
 		resp.Offsets = gc.fetchAnswers.offsets(len(req.Partitions))
 	}
+	var topic string
+	var list []committedOffset
 	for _, tp := range req.Partitions {
-		if _, ok := o.pending[tp]; ok && req.RequireStable {
-			gc.b.reply(env, gen, &OffsetFetchResponse{ErrorCode: kafka.UNSTABLE_OFFSET_COMMIT})
-			return
+		if req.RequireStable && len(o.pending) > 0 {
+			if _, ok := o.pending[tp]; ok {
+				gc.b.reply(env, gen, &OffsetFetchResponse{ErrorCode: kafka.UNSTABLE_OFFSET_COMMIT})
+				return
+			}
 		}
-		off, ok := o.committed[tp]
+		off, ok := o.committedOf(tp, &topic, &list)
 		if !ok {
 			off = -1
 		}

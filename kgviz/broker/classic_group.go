@@ -1,6 +1,9 @@
 package broker
 
 import (
+	"slices"
+	"strings"
+
 	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
@@ -26,6 +29,16 @@ type ClassicGroup struct {
 	members      map[string]*classicMember
 	order        []string          // member ids in the order they were added
 	instances    map[string]string // group.instance.id → member id
+	// inOrder holds the members in that order too (inOrder[i].id ==
+	// order[i]), so that the loops over every member of each rebalance
+	// look none up in members; byID holds them sorted by member id, the
+	// order of the leader's member list (currentMembers), kept sorted as
+	// members come and go instead of sorted at every rebalance. Both change
+	// only in addMember, replaceStaticMember and removeMember, and a
+	// removal copies inOrder rather than shifting it in place, so a loop may
+	// remove members from the inOrder it ranges over (completeJoin).
+	inOrder []*classicMember
+	byID    []*classicMember
 
 	awaitingJoin   int              // members with a parked JoinGroup
 	supported      map[string]int   // protocol name → how many members support it (ClassicGroup.supportedProtocols)
@@ -201,7 +214,7 @@ func (m *classicMember) vote(candidates map[string]bool) string {
 // with most votes wins (ties: java.util.HashMap order, as Kafka's stream max).
 func (g *ClassicGroup) selectProtocol() string {
 	candidates := map[string]bool{}
-	first := g.members[g.order[0]]
+	first := g.inOrder[0]
 	only := ""
 	for _, p := range first.protocols {
 		if g.supported[p.Name] == len(g.members) {
@@ -214,8 +227,8 @@ func (g *ClassicGroup) selectProtocol() string {
 	}
 	votes := map[string]int{}
 	var names []string
-	for _, id := range g.order {
-		v := g.members[id].vote(candidates)
+	for _, m := range g.inOrder {
+		v := m.vote(candidates)
 		if _, ok := votes[v]; !ok {
 			names = append(names, v)
 		}
@@ -234,7 +247,7 @@ func (g *ClassicGroup) selectProtocol() string {
 // members' (each member's max.poll.interval.ms, sent in JoinGroup).
 func (g *ClassicGroup) rebalanceTimeout() int {
 	t := 0
-	for _, m := range g.members {
+	for _, m := range g.inOrder {
 		if m.rebalanceTimeout > t {
 			t = m.rebalanceTimeout
 		}
@@ -283,6 +296,8 @@ func (g *ClassicGroup) addMember(env Envelope, req *JoinGroupRequest, id string)
 	g.setProtocols(m, req)
 	g.members[id] = m
 	g.order = append(g.order, id)
+	g.inOrder = append(g.inOrder, m)
+	g.insertByID(m)
 	if m.instanceID != "" {
 		g.instances[m.instanceID] = id
 	}
@@ -419,21 +434,32 @@ func (g *ClassicGroup) fillJoinResponse(resp *JoinGroupResponse, m *classicMembe
 // currentMembers lists the members with their metadata for the chosen
 // protocol, sorted by member id, for the leader.
 func (g *ClassicGroup) currentMembers() []JoinGroupMember {
-	ids := append([]string(nil), g.order...)
-	sortStrings(ids)
-	out := make([]JoinGroupMember, 0, len(ids))
-	for _, id := range ids {
-		m := g.members[id]
-		var md ConsumerProtocolSubscription
+	out := make([]JoinGroupMember, len(g.byID))
+	for i, m := range g.byID {
+		out[i] = JoinGroupMember{MemberID: m.id, GroupInstanceID: m.instanceID}
 		for _, p := range m.protocols {
 			if p.Name == g.protocolName {
-				md = p.Metadata
+				out[i].Metadata = p.Metadata
 			}
 		}
-		out = append(out, JoinGroupMember{MemberID: id, GroupInstanceID: m.instanceID, Metadata: md})
 	}
 	return out
 }
+
+// insertByID adds m to byID at its place by member id (ids are unique in a group).
+func (g *ClassicGroup) insertByID(m *classicMember) {
+	i, _ := slices.BinarySearchFunc(g.byID, m.id, byMemberID)
+	g.byID = slices.Insert(g.byID, i, m)
+}
+
+// removeByID drops m from byID.
+func (g *ClassicGroup) removeByID(m *classicMember) {
+	if i, ok := slices.BinarySearchFunc(g.byID, m.id, byMemberID); ok {
+		g.byID = slices.Delete(g.byID, i, i+1)
+	}
+}
+
+func byMemberID(m *classicMember, id string) int { return strings.Compare(m.id, id) }
 
 // replaceStaticMember is KIP-345: a known group.instance.id with an unknown
 // member id gets a new member id and keeps its assignment; the old member id
@@ -445,12 +471,15 @@ func (g *ClassicGroup) replaceStaticMember(old *classicMember, env Envelope, req
 	old.syncTimer.Stop()
 	delete(g.members, old.id)
 	old.removed = true
+	m := &classicMember{id: newID, instanceID: old.instanceID, clientID: env.From, assignment: old.assignment}
 	for i, id := range g.order {
 		if id == old.id {
 			g.order[i] = newID
+			g.inOrder[i] = m
 		}
 	}
-	m := &classicMember{id: newID, instanceID: old.instanceID, clientID: env.From, assignment: old.assignment}
+	g.removeByID(old)
+	g.insertByID(m)
 	g.dropProtocols(old)
 	g.setProtocols(m, req)
 	g.members[newID] = m
@@ -493,8 +522,7 @@ func (g *ClassicGroup) prepareRebalance(reason event.Reason, memberID string) {
 	if g.state == kafka.GroupPreparingRebalance || g.state == kafka.GroupDead {
 		return
 	}
-	for _, id := range g.order {
-		m := g.members[id]
+	for _, m := range g.inOrder {
 		if m.sync != nil {
 			s := m.sync
 			m.sync = nil
@@ -536,8 +564,7 @@ func (g *ClassicGroup) maybeCompleteJoin() {
 // only the leader gets the member list.
 func (g *ClassicGroup) completeJoin() {
 	g.joinTimer.Stop()
-	for _, id := range append([]string(nil), g.order...) {
-		m := g.members[id]
+	for _, m := range g.inOrder { // removeMember leaves this inOrder as it is
 		if m.join == nil && m.instanceID == "" {
 			g.removeMember(m, event.Event{Reason: event.ReasonJoinTimeout}, false)
 		}
@@ -553,9 +580,9 @@ func (g *ClassicGroup) completeJoin() {
 		// that did not rejoin are left, the current (or first) one stays
 		// leader and the sync timeout will remove them.
 		next := ""
-		for _, id := range g.order {
-			if g.members[id].join != nil {
-				next = id
+		for _, m := range g.inOrder {
+			if m.join != nil {
+				next = m.id
 				break
 			}
 		}
@@ -574,14 +601,13 @@ func (g *ClassicGroup) completeJoin() {
 	// the answers of this generation in one allocation: each is sent once
 	// and never changed, and no two share a slot
 	waiting := 0
-	for _, id := range g.order {
-		if g.members[id].join != nil {
+	for _, m := range g.inOrder {
+		if m.join != nil {
 			waiting++
 		}
 	}
 	resps := make([]JoinGroupResponse, waiting)
-	for _, id := range g.order {
-		m := g.members[id]
+	for _, m := range g.inOrder {
 		g.awaitSync(m, syncBy)
 		if env := g.unparkJoin(m); env != nil {
 			resp := &resps[0]
@@ -611,8 +637,8 @@ func (g *ClassicGroup) syncExpired(string) {
 	}
 	now := g.now()
 	var late []*classicMember
-	for _, mid := range g.order {
-		if m := g.members[mid]; m.awaitingSync && m.syncTimer != nil && m.syncTimer.At() <= now {
+	for _, m := range g.inOrder {
+		if m.awaitingSync && m.syncTimer != nil && m.syncTimer.At() <= now {
 			late = append(late, m)
 		}
 	}
@@ -657,15 +683,14 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 		g.storePlan(req.Assignments)
 		g.transition(kafka.GroupStable)
 		waiting := 0
-		for _, id := range g.order {
-			if g.members[id].sync != nil {
+		for _, mm := range g.inOrder {
+			if mm.sync != nil {
 				waiting++
 			}
 		}
 		// the answers in one allocation, one slot each, never changed
 		resps := make([]SyncGroupResponse, waiting)
-		for _, id := range g.order {
-			mm := g.members[id]
+		for _, mm := range g.inOrder {
 			if mm.sync != nil {
 				s := mm.sync
 				mm.sync = nil
@@ -681,7 +706,11 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 	case kafka.GroupStable:
 		m.awaitingSync = false
 		m.syncTimer.Stop()
-		g.b().reply(env, g.generation, &SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment})
+		// After a rebalance every follower whose SyncGroup comes after the
+		// leader's lands here: its answer is carved from a block.
+		resp := g.gc.syncAnswers.next()
+		*resp = SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment}
+		g.b().reply(env, g.generation, resp)
 	}
 }
 
@@ -691,8 +720,8 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 // capped so that an append to it cannot write into whatever follows it:
 // a message is never changed once sent, so the coordinator need not copy it.
 func (g *ClassicGroup) storePlan(plan []SyncGroupAssignment) {
-	for _, id := range g.order {
-		g.members[id].assignment = nil
+	for _, m := range g.inOrder {
+		m.assignment = nil
 	}
 	for _, a := range plan {
 		if m, ok := g.members[a.MemberID]; ok {
@@ -800,10 +829,14 @@ func (g *ClassicGroup) removeMember(m *classicMember, why event.Event, rebalance
 	m.removed = true
 	for i, id := range g.order {
 		if id == m.id {
+			// copies, not shifts: callers may hold order (Members) or
+			// range over inOrder (completeJoin)
 			g.order = append(g.order[:i:i], g.order[i+1:]...)
+			g.inOrder = append(g.inOrder[:i:i], g.inOrder[i+1:]...)
 			break
 		}
 	}
+	g.removeByID(m)
 	if m.instanceID != "" && g.instances[m.instanceID] == m.id {
 		delete(g.instances, m.instanceID)
 	}

@@ -3,8 +3,11 @@ package broker
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
 
+	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/kafka"
 	"github.com/stretchr/testify/require"
 )
@@ -52,12 +55,20 @@ func TestStorePlanMatchesSimple(t *testing.T) {
 			}
 			old := []kafka.TopicPartition{{Topic: "old", Partition: i}}
 			for _, g := range []*ClassicGroup{fast, simple} {
+				m := &classicMember{id: id, assignment: old}
 				g.order = append(g.order, id)
-				g.members[id] = &classicMember{id: id, assignment: old}
+				g.inOrder = append(g.inOrder, m)
+				g.members[id] = m
 			}
 		}
-		rng.Shuffle(len(fast.order), func(i, j int) { fast.order[i], fast.order[j] = fast.order[j], fast.order[i] })
+		rng.Shuffle(len(fast.order), func(i, j int) {
+			fast.order[i], fast.order[j] = fast.order[j], fast.order[i]
+			fast.inOrder[i], fast.inOrder[j] = fast.inOrder[j], fast.inOrder[i]
+		})
 		copy(simple.order, fast.order)
+		for i, id := range simple.order {
+			simple.inOrder[i] = simple.members[id]
+		}
 		var plan []SyncGroupAssignment
 		if rng.IntN(10) > 0 {
 			plan = []SyncGroupAssignment{}
@@ -85,6 +96,134 @@ func TestStorePlanMatchesSimple(t *testing.T) {
 			require.Equal(t, s, f, "iteration %d, member %s", iter, id)
 			require.Equal(t, s == nil, f == nil, "iteration %d, member %s: nil", iter, id)
 			require.Equal(t, len(f), cap(f), "iteration %d, member %s: capped", iter, id)
+		}
+	}
+}
+
+// currentMembersSimple is the leader's member list as it was built before
+// the group kept its members sorted (byID): the ids in join order, sorted,
+// each member looked up by id.
+func currentMembersSimple(g *ClassicGroup) []JoinGroupMember {
+	ids := append([]string(nil), g.order...)
+	sortStrings(ids)
+	out := make([]JoinGroupMember, 0, len(ids))
+	for _, id := range ids {
+		m := g.members[id]
+		var md ConsumerProtocolSubscription
+		for _, p := range m.protocols {
+			if p.Name == g.protocolName {
+				md = p.Metadata
+			}
+		}
+		out = append(out, JoinGroupMember{MemberID: id, GroupInstanceID: m.instanceID, Metadata: md})
+	}
+	return out
+}
+
+// TestClassicMemberListsMatchSimple: random histories of a classic group
+// (dynamic and static members joining, static members replaced, members
+// rejoining with other protocols, leaving, syncing, timing out) keep inOrder
+// the members of order, one for one, and byID the members sorted by id; the
+// leader's member list built from byID is the list built by sorting the ids
+// and looking each member up, at every step; and validateHeartbeater, whose
+// per-connection memory the heartbeats of these histories fill, validates as
+// validateMember does.
+func TestClassicMemberListsMatchSimple(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 9))
+	protocols := func() []JoinGroupProtocol {
+		all := []JoinGroupProtocol{
+			{Name: "range", Metadata: ConsumerProtocolSubscription{Topics: []string{"orders"}, GenerationID: -1}},
+			{Name: "roundrobin", Metadata: ConsumerProtocolSubscription{Topics: []string{"orders", "other"}, GenerationID: 2}},
+		}
+		switch rng.IntN(4) {
+		case 0:
+			return all[1:]
+		case 1:
+			return []JoinGroupProtocol{all[1], all[0]}
+		}
+		return all[:1+rng.IntN(2)]
+	}
+	for iter := range 200 {
+		clk, out := clock.New(), &outbox{}
+		b := New(Config{InternalTopics: true}, clk, out, nil)
+		id := 0
+		send := func(client int, m kafka.Message) {
+			id++
+			b.Receive(Envelope{ID: id, From: fmt.Sprintf("C%d", client), To: "B1", Conn: client, Msg: m})
+		}
+		for step := range 150 {
+			g := b.Groups().Classic("g")
+			var ids []string
+			if g != nil {
+				ids = g.order
+			}
+			client := 1 + rng.IntN(12)
+			switch op := rng.IntN(10); {
+			case op < 3 || len(ids) == 0: // a new member, dynamic or static
+				req := &JoinGroupRequest{GroupID: "g", SessionTimeout: 4 + rng.IntN(6), RebalanceTimeout: 3 + rng.IntN(6),
+					ProtocolType: "consumer", Protocols: protocols()}
+				if rng.IntN(2) == 0 {
+					req.GroupInstanceID = fmt.Sprintf("i%d", rng.IntN(6))
+				}
+				send(client, req)
+			case op < 5: // a member rejoins
+				mid := ids[rng.IntN(len(ids))]
+				send(client, &JoinGroupRequest{GroupID: "g", SessionTimeout: 4 + rng.IntN(6), RebalanceTimeout: 3 + rng.IntN(6),
+					MemberID: mid, GroupInstanceID: g.MemberInstanceID(mid), ProtocolType: "consumer", Protocols: protocols()})
+			case op < 6: // a member leaves
+				mid := ids[rng.IntN(len(ids))]
+				send(client, &LeaveGroupRequest{GroupID: "g", Members: []MemberIdentity{{MemberID: mid, GroupInstanceID: g.MemberInstanceID(mid)}}})
+			case op < 8: // a member syncs (the leader with a plan)
+				mid := ids[rng.IntN(len(ids))]
+				var plan []SyncGroupAssignment
+				if mid == g.Leader() {
+					for _, m := range ids {
+						plan = append(plan, SyncGroupAssignment{MemberID: m, Assignment: []kafka.TopicPartition{{Topic: "orders", Partition: rng.IntN(2)}}})
+					}
+				}
+				send(client, &SyncGroupRequest{GroupID: "g", GenerationID: g.Generation(), MemberID: mid,
+					GroupInstanceID: g.MemberInstanceID(mid), Assignments: plan})
+			case op < 9: // a member heartbeats
+				mid := ids[rng.IntN(len(ids))]
+				send(client, &HeartbeatRequest{GroupID: "g", GenerationID: g.Generation(), MemberID: mid, GroupInstanceID: g.MemberInstanceID(mid)})
+			default: // time passes: sessions, join and sync timeouts
+				for range 1 + rng.IntN(5) {
+					clk.Advance()
+					clk.FireDue()
+				}
+			}
+			g = b.Groups().Classic("g")
+			if g == nil {
+				continue
+			}
+			require.Len(t, g.inOrder, len(g.order), "iteration %d, step %d", iter, step)
+			for i, id := range g.order {
+				require.Same(t, g.members[id], g.inOrder[i], "iteration %d, step %d: inOrder[%d]", iter, step, i)
+			}
+			require.Len(t, g.byID, len(g.members), "iteration %d, step %d", iter, step)
+			require.True(t, slices.IsSortedFunc(g.byID, func(a, b *classicMember) int { return strings.Compare(a.id, b.id) }),
+				"iteration %d, step %d: byID sorted", iter, step)
+			for _, m := range g.byID {
+				require.Same(t, g.members[m.id], m, "iteration %d, step %d: byID member %s", iter, step, m.id)
+			}
+			require.Equal(t, currentMembersSimple(g), g.currentMembers(), "iteration %d, step %d", iter, step)
+			// the per-connection memory of validateHeartbeater answers what
+			// validateMember answers, for members, removed members and
+			// strangers, with their group.instance.id or another
+			for range 4 {
+				conn, mid, inst := 1+rng.IntN(12), fmt.Sprintf("C%d-%d", 1+rng.IntN(12), 1+rng.IntN(3)), ""
+				if len(ids) > 0 && rng.IntN(3) > 0 {
+					mid = ids[rng.IntN(len(ids))]
+					inst = g.MemberInstanceID(mid)
+				}
+				if rng.IntN(4) == 0 {
+					inst = fmt.Sprintf("i%d", rng.IntN(6))
+				}
+				want, wantCode := g.validateMember(mid, inst)
+				got, gotCode := g.validateHeartbeater(conn, &HeartbeatRequest{GroupID: "g", MemberID: mid, GroupInstanceID: inst})
+				require.Equal(t, wantCode, gotCode, "iteration %d, step %d: validate %s %q on %d", iter, step, mid, inst, conn)
+				require.Same(t, want, got, "iteration %d, step %d: validate %s %q on %d", iter, step, mid, inst, conn)
+			}
 		}
 	}
 }

@@ -41,6 +41,54 @@ type pendingOffset struct {
 type groupOffsets struct {
 	committed map[kafka.TopicPartition]int
 	pending   map[kafka.TopicPartition]pendingOffset
+	// byTopic repeats committed by topic, indexed by partition, for the
+	// partitions 0 to maxIndexedPartition-1: every member fetches the
+	// offsets of its partitions after each rebalance, and a list of one
+	// topic's partitions then costs one map lookup instead of one a
+	// partition (a TopicPartition key hashes a string and an int). Written
+	// only with committed, in commit.
+	byTopic map[string][]committedOffset
+}
+
+// committedOffset is one partition's entry in groupOffsets.byTopic.
+type committedOffset struct {
+	offset int
+	set    bool // false: no offset committed
+}
+
+// maxIndexedPartition bounds byTopic's lists: a partition beyond it (or
+// negative) is looked up in committed alone.
+const maxIndexedPartition = 1 << 16
+
+// setCommitted commits offset for tp, in committed and in byTopic.
+func (o *groupOffsets) setCommitted(tp kafka.TopicPartition, offset int) {
+	o.committed[tp] = offset
+	if tp.Partition < 0 || tp.Partition >= maxIndexedPartition {
+		return
+	}
+	l := o.byTopic[tp.Topic]
+	if tp.Partition >= len(l) {
+		l = append(l, make([]committedOffset, tp.Partition+1-len(l))...)
+		o.byTopic[tp.Topic] = l
+	}
+	l[tp.Partition] = committedOffset{offset, true}
+}
+
+// committedOf is committed[tp] read through byTopic; topic and list are the
+// last topic looked up and its list (none: ""/nil), updated for the next call,
+// so that a run of one topic's partitions looks the topic up once.
+func (o *groupOffsets) committedOf(tp kafka.TopicPartition, topic *string, list *[]committedOffset) (int, bool) {
+	if tp.Partition < 0 || tp.Partition >= maxIndexedPartition {
+		off, ok := o.committed[tp]
+		return off, ok
+	}
+	if *list == nil || tp.Topic != *topic {
+		*topic, *list = tp.Topic, o.byTopic[tp.Topic]
+	}
+	if l := *list; tp.Partition < len(l) && l[tp.Partition].set {
+		return l[tp.Partition].offset, true
+	}
+	return 0, false
 }
 
 // GroupCoordinator is the group coordinator on the broker (Kafka's
@@ -55,7 +103,27 @@ type GroupCoordinator struct {
 	logs    map[int]*Log // partitions of __consumer_offsets that hold records
 	seq     map[string]int
 
-	fetchAnswers fetchAnswers // OffsetFetch answers handed out by block
+	fetchAnswers fetchAnswers               // OffsetFetch answers handed out by block
+	syncAnswers  answers[SyncGroupResponse] // SyncGroup answers of a Stable group, by block
+}
+
+// answers hands out new, zero values carved from larger blocks: one
+// allocation per block instead of one per answer, where every member gets
+// an answer of its own after each rebalance. A slot is handed out once and
+// never again (an answer is never changed once sent): a block is dropped
+// when it is used up, and lives on as long as an answer in it does.
+type answers[T any] struct{ free []T }
+
+const answersBlock = 64 // answers per block
+
+// next returns a new, zero answer.
+func (a *answers[T]) next() *T {
+	if len(a.free) == 0 {
+		a.free = make([]T, answersBlock)
+	}
+	v := &a.free[0]
+	a.free = a.free[1:]
+	return v
 }
 
 func newGroupCoordinator(b *Broker) *GroupCoordinator {
@@ -165,7 +233,8 @@ func (gc *GroupCoordinator) OffsetsLog(id string) *Log {
 func (gc *GroupCoordinator) groupOffsets(id string) *groupOffsets {
 	o := gc.offsets[id]
 	if o == nil {
-		o = &groupOffsets{committed: map[kafka.TopicPartition]int{}, pending: map[kafka.TopicPartition]pendingOffset{}}
+		o = &groupOffsets{committed: map[kafka.TopicPartition]int{}, pending: map[kafka.TopicPartition]pendingOffset{},
+			byTopic: map[string][]committedOffset{}}
 		gc.offsets[id] = o
 	}
 	return o
@@ -188,7 +257,7 @@ func (gc *GroupCoordinator) newMemberID(clientID string) string {
 }
 
 func (gc *GroupCoordinator) commit(group string, tp kafka.TopicPartition, offset, gen int, by string) {
-	gc.groupOffsets(group).committed[tp] = offset
+	gc.groupOffsets(group).setCommitted(tp, offset)
 	gc.b.record(event.Event{Type: event.EvOffsetCommitted, Member: by, Partition: gc.b.pname(tp), Offset: offset, Generation: gen})
 }
 
