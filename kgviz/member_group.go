@@ -423,7 +423,7 @@ func (p *member) revoke(tps []TopicPartition, why event.Reason) {
 		delete(p.lastProcessed, p.w.index(tp))
 	}
 	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.w.shortNames(tps)))
-	kept := p.owned[:0:0]
+	var kept []TopicPartition // new: an owned emptied points into no plan
 	for _, tp := range p.owned {
 		if !drop[tp] {
 			kept = append(kept, tp)
@@ -446,7 +446,7 @@ func (p *member) revokeAll(why event.Reason) {
 		delete(p.lastProcessed, i)
 	}
 	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.ownedShort))
-	p.owned = p.owned[:0:0]
+	p.owned = nil // not owned[:0:0], which would keep the plan's array alive
 	p.syncOwned()
 	p.touch()
 }
