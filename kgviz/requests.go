@@ -1,6 +1,10 @@
 package kgviz
 
-import "github.com/kgviz/kgviz/kgviz/broker"
+import (
+	"reflect"
+
+	"github.com/kgviz/kgviz/kgviz/broker"
+)
 
 // requestBlocks hands out the members' most frequent requests carved from
 // larger blocks: after every rebalance each member sends a JoinGroup, a
@@ -15,15 +19,19 @@ type requestBlocks struct {
 	fetches carved[broker.OffsetFetchRequest]
 }
 
-// carved hands out new, zero values carved from blocks of carvedBlock.
+// carved hands out new, zero values carved from blocks of about carvedBytes.
 type carved[T any] struct{ free []T }
 
-const carvedBlock = 64 // values per block
+// carvedBytes is a block's size: one of the allocator's size classes, so
+// that a block of as many values as fit in it wastes next to nothing (a
+// block of a round number of values would be rounded up to the next class,
+// up to a seventh more).
+const carvedBytes = 16 << 10
 
 // next returns a new, zero value, never handed out before.
 func (c *carved[T]) next() *T {
 	if len(c.free) == 0 {
-		c.free = make([]T, carvedBlock)
+		c.free = make([]T, max(1, carvedBytes/int(reflect.TypeFor[T]().Size())))
 	}
 	v := &c.free[0]
 	c.free = c.free[1:]
