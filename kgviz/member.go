@@ -265,12 +265,18 @@ func (p *member) inSlowRecord() bool {
 }
 
 // end stops the process: crash, close, a fatal error or a finished zombie.
+// A process that ended never joins again: it lets go of its last assignment
+// and of a JoinGroup answer it did not read, which point into the leader's
+// plan (one array for the whole group) and its member list. The world keeps
+// every process it ever started (procs): without this, a rolling restart
+// would keep a plan alive for every process it stopped.
 func (p *member) end(l Lifecycle) {
 	p.lifecycle = l
 	p.phase = PhaseDone
 	p.producer.stop()
 	p.setActivity(event.ActivityDead, "")
 	p.touch()
+	p.group.pending, p.group.havePending, p.group.prevAssignment, p.group.deferredJoin = nil, false, nil, nil
 }
 
 // crash stops the process at once: no commit, no LeaveGroup.

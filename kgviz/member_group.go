@@ -215,7 +215,7 @@ func (p *member) sendJoin() {
 	var req *broker.JoinGroupRequest
 	var protocols []broker.JoinGroupProtocol
 	if len(p.cfg.assignors) == 1 {
-		one := new(joinRequestOfOne)
+		one := p.w.reqs.joins.next()
 		req, protocols = &one.req, one.protocol[:]
 	} else {
 		req, protocols = new(broker.JoinGroupRequest), make([]broker.JoinGroupProtocol, len(p.cfg.assignors))
@@ -230,7 +230,8 @@ func (p *member) sendJoin() {
 
 // joinRequestOfOne is a JoinGroup request with its one protocol, allocated
 // together: a member with one assignor (the usual case, every member of a
-// rolling restart) makes one object per JoinGroup instead of two. Nothing
+// rolling restart) takes one slot of a block (requestBlocks) per JoinGroup
+// instead of allocating two objects. Nothing
 // changes a message once sent, so the protocol list may share its request's
 // memory; the broker keeps the list as the member's protocols.
 type joinRequestOfOne struct {
@@ -283,8 +284,10 @@ func (p *member) onJoinGroupResponse(m *broker.JoinGroupResponse) {
 			return
 		}
 	}
-	p.request(&broker.SyncGroupRequest{GroupID: GroupID, GenerationID: m.GenerationID, MemberID: g.memberID,
-		GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", ProtocolName: m.ProtocolName, Assignments: assignments}, m.GenerationID)
+	req := p.w.reqs.syncs.next()
+	*req = broker.SyncGroupRequest{GroupID: GroupID, GenerationID: m.GenerationID, MemberID: g.memberID,
+		GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", ProtocolName: m.ProtocolName, Assignments: assignments}
+	p.request(req, m.GenerationID)
 	if p.phase == PhaseRebalance {
 		p.setActivity(event.ActivitySyncing, "")
 	}
@@ -420,7 +423,7 @@ func (p *member) revoke(tps []TopicPartition, why event.Reason) {
 		delete(p.lastProcessed, p.w.index(tp))
 	}
 	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.w.shortNames(tps)))
-	kept := p.owned[:0:0]
+	var kept []TopicPartition // new: an owned emptied points into no plan
 	for _, tp := range p.owned {
 		if !drop[tp] {
 			kept = append(kept, tp)
@@ -443,7 +446,7 @@ func (p *member) revokeAll(why event.Reason) {
 		delete(p.lastProcessed, i)
 	}
 	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.ownedShort))
-	p.owned = p.owned[:0:0]
+	p.owned = nil // not owned[:0:0], which would keep the plan's array alive
 	p.syncOwned()
 	p.touch()
 }

@@ -115,7 +115,8 @@ func (p *member) pollFetch() {
 		}
 	}
 	if missing := p.missingPositions(); missing != nil {
-		req := &broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
+		req := p.w.reqs.fetches.next()
+		*req = broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
 		if p.consumerProtocol() && p.cg.commitEpoch > 0 {
 			req.MemberID, req.MemberEpoch = g.memberID, p.cg.commitEpoch // OffsetFetch v9: the member names itself
 		}

@@ -71,6 +71,7 @@ type World struct {
 
 	marks  partitionMarks // scratch: a process's owned input partitions, marked
 	leader leaderScratch  // scratch: the leader's plan (leaderPlan)
+	reqs   requestBlocks  // the members' JoinGroup, SyncGroup and OffsetFetch requests, by block
 
 	topicNamesOnce []string // topicNames, once made
 }

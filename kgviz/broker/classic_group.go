@@ -318,6 +318,17 @@ func (m *classicMember) update(req *JoinGroupRequest) {
 	}
 }
 
+// forget drops what a member removed from the group still points to of the
+// group's messages: its JoinGroup's protocols (whose metadata carries its
+// previous assignment), its share of a plan, its last JoinGroup and
+// SyncGroup (a leader's carries the whole plan). Nothing reads them once it
+// is removed, but the member itself may still be remembered (the heartbeats'
+// per-connection memory, byConn): without this, a rolling restart would keep
+// a plan alive for every member that ever left.
+func (m *classicMember) forget() {
+	m.protocols, m.assignment, m.joinEnv, m.syncEnv = nil, nil, Envelope{}, Envelope{}
+}
+
 func (g *ClassicGroup) park(m *classicMember, env Envelope) {
 	if m.join == nil {
 		g.awaitingJoin++
@@ -481,6 +492,7 @@ func (g *ClassicGroup) replaceStaticMember(old *classicMember, env Envelope, req
 	g.removeByID(old)
 	g.insertByID(m)
 	g.dropProtocols(old)
+	old.forget()
 	g.setProtocols(m, req)
 	g.members[newID] = m
 	g.instances[old.instanceID] = newID
@@ -827,6 +839,7 @@ func (g *ClassicGroup) removeMember(m *classicMember, why event.Event, rebalance
 	g.dropProtocols(m)
 	delete(g.members, m.id)
 	m.removed = true
+	m.forget()
 	for i, id := range g.order {
 		if id == m.id {
 			// copies, not shifts: callers may hold order (Members) or

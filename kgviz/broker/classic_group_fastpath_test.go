@@ -224,6 +224,14 @@ func TestClassicMemberListsMatchSimple(t *testing.T) {
 				require.Equal(t, wantCode, gotCode, "iteration %d, step %d: validate %s %q on %d", iter, step, mid, inst, conn)
 				require.Same(t, want, got, "iteration %d, step %d: validate %s %q on %d", iter, step, mid, inst, conn)
 			}
+			// a removed member still remembered there keeps nothing of the
+			// group's messages alive (forget)
+			for conn, m := range g.byConn {
+				if m != nil && m.removed {
+					require.True(t, m.protocols == nil && m.assignment == nil && m.joinEnv == (Envelope{}) && m.syncEnv == (Envelope{}),
+						"iteration %d, step %d: removed member %s on %d keeps messages", iter, step, m.id, conn)
+				}
+			}
 		}
 	}
 }
