@@ -56,9 +56,21 @@ func (n *network) send(env broker.Envelope, p *member) int {
 	return n.put(laneNormal, &env, p, true)
 }
 
-// sendHeartbeat puts a heartbeat request on the wire (not recorded).
-func (n *network) sendHeartbeat(env broker.Envelope, p *member) int {
-	return n.put(laneHeartbeat, &env, p, false)
+// sendHeartbeat puts member p's heartbeat request m, of generation gen,
+// on the wire (not recorded): what put(laneHeartbeat,
+// &broker.Envelope{From: p.name, To: the broker, Conn: p.conn,
+// Generation: gen, Msg: m}, p, false) does, with the flight built in place
+// from parts passed in registers, as Reply builds the broker's answers: an
+// envelope built on the stack and then copied waits for its stores to
+// reach the cache, at every member's every tick (BenchmarkIdleGroup).
+func (n *network) sendHeartbeat(p *member, gen int, m *broker.HeartbeatRequest) int {
+	n.nextMsg++
+	f := n.slot(laneHeartbeat)
+	f.env.ID, f.env.ReplyTo, f.env.From, f.env.To, f.env.Conn, f.env.Generation, f.env.Msg = n.nextMsg, 0, p.name, n.w.broker.Name(), p.conn, gen, m
+	// a request is never lost (only a ProduceResponse is), and a
+	// heartbeat is not recorded
+	f.sentAt, f.proc, f.recorded, f.lost, f.done = n.w.now(), p, false, false, false
+	return n.nextMsg
 }
 
 // sendConsumerHeartbeat puts a ConsumerGroupHeartbeat on the heartbeat lane;
@@ -94,13 +106,11 @@ func (n *network) Reply(replyTo int, to string, conn, gen int, m kafka.Message) 
 	lane, record := n.laneOf(m, conn, gen)
 	// put's work, with the envelope written in place
 	n.nextMsg++
-	l := append(n.lanes[lane], flight{})
-	n.lanes[lane] = l
-	f := &l[len(l)-1]
+	f := n.slot(lane)
 	// field by field: a composite literal would be built on the stack and
 	// copied, the very copy Reply is there to avoid
 	f.env.ID, f.env.ReplyTo, f.env.From, f.env.To, f.env.Conn, f.env.Generation, f.env.Msg = n.nextMsg, replyTo, from, to, conn, gen, m
-	f.sentAt, f.proc, f.recorded = n.w.now(), p, record
+	f.sentAt, f.proc, f.recorded, f.lost, f.done = n.w.now(), p, record, false, false
 	if _, ok := m.(*broker.ProduceResponse); ok && p != nil && p.loseNextProduce {
 		p.loseNextProduce = false
 		f.lost = true
@@ -134,12 +144,12 @@ func (n *network) laneOf(m kafka.Message, conn, gen int) (lane int, record bool)
 func (n *network) put(lane int, env *broker.Envelope, p *member, record bool) int {
 	n.nextMsg++
 	// Built in place at the end of its lane rather than copied there: a
-	// flight is large, and every tick puts one or two per member on the wire.
-	l := append(n.lanes[lane], flight{})
-	n.lanes[lane] = l
-	f := &l[len(l)-1]
-	f.env, f.sentAt, f.proc, f.recorded = *env, n.w.now(), p, record
-	f.env.ID = n.nextMsg
+	// flight is large, and every tick puts one or two per member on the
+	// wire. Field by field: a whole envelope copied is a typedmemmove,
+	// which while the collector marks runs a bulk barrier over it.
+	f := n.slot(lane)
+	f.env.ID, f.env.ReplyTo, f.env.From, f.env.To, f.env.Conn, f.env.Generation, f.env.Msg = n.nextMsg, env.ReplyTo, env.From, env.To, env.Conn, env.Generation, env.Msg
+	f.sentAt, f.proc, f.recorded, f.lost, f.done = n.w.now(), p, record, false, false
 	if _, ok := env.Msg.(*broker.ProduceResponse); ok && p != nil && p.loseNextProduce {
 		p.loseNextProduce = false
 		f.lost = true
@@ -148,6 +158,23 @@ func (n *network) put(lane int, env *broker.Envelope, p *member, record bool) in
 		n.record(event.EvSend, f, "")
 	}
 	return n.nextMsg
+}
+
+// slot returns a new last flight of lane, for its caller to write whole:
+// every field, since it may hold a flight delivered before (see
+// deliverDue). Taken by reslicing while the lane's array has room, rather
+// than by appending a zero flight: the zeroing of a slot that held
+// pointers runs a bulk write barrier while the collector marks, and the
+// caller's stores run their own.
+func (n *network) slot(lane int) *flight {
+	l := n.lanes[lane]
+	if len(l) < cap(l) {
+		l = l[:len(l)+1]
+	} else {
+		l = append(l, flight{})
+	}
+	n.lanes[lane] = l
+	return &l[len(l)-1]
 }
 
 // record records a message in flight (EvSend, EvDrop with its reason). The
@@ -225,8 +252,9 @@ func (n *network) deliverDue() {
 		}
 	}
 	for lane := range due {
-		// Not cleared: every slot a lane takes is written whole (put appends
-		// a zero flight, then fills it; deliverDue appends whole flights),
+		// Not cleared: every slot a lane takes is written whole (put, Reply
+		// and sendHeartbeat write every field of the slot they take;
+		// deliverDue appends whole flights),
 		// so what the delivered flights leave in the array is never read,
 		// only kept alive until the lane fills over it. Clearing it cost a
 		// write barrier per pointer while the collector marks.
