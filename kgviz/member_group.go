@@ -111,15 +111,11 @@ func (p *member) heartbeat() {
 	g.hbSent[old] = sentHeartbeat{id, g.generation, g.memberID}
 }
 
-// onHeartbeatResponse is HeartbeatResponseHandler.
-func (p *member) onHeartbeatResponse(env broker.Envelope, m *broker.HeartbeatResponse) {
+// onHeartbeatResponse is HeartbeatResponseHandler, for the answer to
+// heartbeat replyTo. A successful answer, the usual one, does nothing: the
+// heartbeat it answers is looked up only for an error that depends on it.
+func (p *member) onHeartbeatResponse(replyTo int, m *broker.HeartbeatResponse) {
 	g := &p.group
-	var sent sentHeartbeat
-	for _, s := range g.hbSent {
-		if s.msg == env.ReplyTo {
-			sent = s
-		}
-	}
 	switch m.ErrorCode {
 	case kafka.REBALANCE_IN_PROGRESS:
 		if g.state == ClassicStable {
@@ -127,6 +123,12 @@ func (p *member) onHeartbeatResponse(env broker.Envelope, m *broker.HeartbeatRes
 			p.wake()
 		}
 	case kafka.ILLEGAL_GENERATION, kafka.UNKNOWN_MEMBER_ID, kafka.FENCED_INSTANCE_ID:
+		var sent sentHeartbeat
+		for _, s := range g.hbSent {
+			if s.msg == replyTo {
+				sent = s
+			}
+		}
 		if sent.generation != g.generation || sent.memberID != g.memberID {
 			return // the generation changed since: ignore
 		}

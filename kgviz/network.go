@@ -270,6 +270,12 @@ func (n *network) deliver(f *flight) {
 		return
 	}
 	if f.env.To == n.w.broker.Name() {
+		if m, ok := f.env.Msg.(*broker.HeartbeatRequest); ok {
+			// Receive's case, the envelope by reference (the broker
+			// only reads it, and no send touches f)
+			n.w.broker.ReceiveHeartbeat(&f.env, m)
+			return
+		}
 		n.w.broker.Receive(f.env)
 		return
 	}
@@ -285,6 +291,9 @@ func (n *network) deliver(f *flight) {
 		if m.ErrorCode != kafka.NONE {
 			n.w.ver++
 		}
+		// receive's case, without the copy of the envelope
+		p.onHeartbeatResponse(f.env.ReplyTo, m)
+		return
 	case *broker.ConsumerGroupHeartbeatResponse:
 		if m.ErrorCode != kafka.NONE || m.Assignment != nil || m.MemberEpoch != p.cg.epoch {
 			n.w.ver++
