@@ -36,8 +36,10 @@ type network struct {
 	// the last heartbeat answer recorded for each connection: a run of equal
 	// error answers is recorded once, successful ones never
 	lastHB []hbNote // by connection
-	// hbAt: by connection, 1 + the index among this tick's due heartbeats of
-	// the one that connection sent (0: none), while deliverDue runs
+	// hbAt: by connection, while deliverDue runs: 1 + the index among this
+	// tick's due heartbeats of the first one that connection sent, if a
+	// request of that connection is due too (-1: such a request, no
+	// heartbeat; 0: none)
 	hbAt []int32
 }
 
@@ -220,21 +222,35 @@ func (n *network) deliverDue() {
 		n.lanes[lane] = append(n.lanes[lane], d[k:]...)
 		due[lane] = d[:k]
 	}
-	hb := due[laneHeartbeat]
-	for i := range hb {
-		if c := hb[i].env.Conn; hb[i].proc != nil && hb[i].env.To == n.w.broker.Name() && c > 0 {
-			for len(n.hbAt) <= c {
-				n.hbAt = append(n.hbAt, 0)
+	hb, normal := due[laneHeartbeat], due[laneNormal]
+	// A heartbeat goes before the later requests of its connection: the
+	// connections with a client's request due in the normal lane are
+	// marked (-1), then the first due heartbeat of each marked connection
+	// is noted (1 + its index). Most ticks have no such request (an idle
+	// group sends only heartbeats), and their heartbeats are delivered
+	// without a look.
+	name := n.w.broker.Name()
+	marked := false
+	if len(hb) > 0 {
+		for i := range normal {
+			if f := &normal[i]; f.proc != nil && f.env.To == name && f.env.Conn > 0 {
+				for len(n.hbAt) <= f.env.Conn {
+					n.hbAt = append(n.hbAt, 0)
+				}
+				n.hbAt[f.env.Conn], marked = -1, true
 			}
-			if n.hbAt[c] == 0 {
+		}
+	}
+	if marked {
+		for i := range hb {
+			if c := hb[i].env.Conn; c > 0 && c < len(n.hbAt) && n.hbAt[c] == -1 && hb[i].proc != nil && hb[i].env.To == name {
 				n.hbAt[c] = int32(i + 1)
 			}
 		}
 	}
-	normal := due[laneNormal]
 	for i := range normal {
 		f := &normal[i]
-		if c := f.env.Conn; len(hb) > 0 && f.proc != nil && f.env.To == n.w.broker.Name() && c > 0 && c < len(n.hbAt) && n.hbAt[c] != 0 {
+		if c := f.env.Conn; marked && f.proc != nil && f.env.To == name && c > 0 && n.hbAt[c] > 0 {
 			if j := n.hbAt[c] - 1; hb[j].env.ID < f.env.ID {
 				n.hbAt[c] = 0
 				hb[j].done = true
@@ -243,10 +259,14 @@ func (n *network) deliverDue() {
 		}
 		n.deliver(f)
 	}
-	for i := range hb {
-		if c := hb[i].env.Conn; c > 0 && c < len(n.hbAt) {
-			n.hbAt[c] = 0
+	if marked {
+		for i := range normal {
+			if c := normal[i].env.Conn; c > 0 && c < len(n.hbAt) {
+				n.hbAt[c] = 0
+			}
 		}
+	}
+	for i := range hb {
 		if !hb[i].done {
 			n.deliver(&hb[i])
 		}
