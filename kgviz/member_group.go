@@ -186,9 +186,12 @@ func (p *member) checkPollTimeout() {
 // pollTimeoutDue says whether the heartbeat thread finds max.poll.interval.ms
 // expired: it then leaves the group instead of sending a heartbeat
 // (HeartbeatThread.run checks pollTimeoutExpired before shouldHeartbeat).
+//
+// The phase is read first: a member inside poll(), the usual one, is
+// answered at once (the conditions are only reads, in any order the same).
 func (p *member) pollTimeoutDue() bool {
 	g := &p.group
-	if !p.alive() || g.hbStopped || g.hbFailed != "" || !g.assigned || g.memberID == "" || p.phase.inPoll() ||
+	if p.phase.inPoll() || !p.alive() || g.hbStopped || g.hbFailed != "" || !g.assigned || g.memberID == "" ||
 		(g.state != ClassicStable && g.state != ClassicCompletingRebalance) {
 		return false
 	}
