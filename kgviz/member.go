@@ -364,7 +364,7 @@ func (p *member) receive(env broker.Envelope) {
 	case *broker.FindCoordinatorResponse:
 		p.onFindCoordinatorResponse(m)
 	case *broker.HeartbeatResponse:
-		p.onHeartbeatResponse(env, m)
+		p.onHeartbeatResponse(env.ReplyTo, m)
 	case *broker.ConsumerGroupHeartbeatResponse:
 		p.onConsumerGroupHeartbeatResponse(env, m)
 	case *broker.JoinGroupResponse:

@@ -103,7 +103,7 @@ func (p *member) heartbeat() {
 	if r := &p.hbReq; r.GenerationID != g.generation || r.MemberID != g.memberID || r.GroupInstanceID != p.cfg.instanceID || r.GroupID != GroupID {
 		*r = broker.HeartbeatRequest{GroupID: GroupID, GenerationID: g.generation, MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID}
 	}
-	id := p.w.net.sendHeartbeat(broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: g.generation, Msg: &p.hbReq}, p)
+	id := p.w.net.sendHeartbeat(p, g.generation, &p.hbReq)
 	old := 0
 	if g.hbSent[1].msg < g.hbSent[0].msg {
 		old = 1
@@ -111,15 +111,11 @@ func (p *member) heartbeat() {
 	g.hbSent[old] = sentHeartbeat{id, g.generation, g.memberID}
 }
 
-// onHeartbeatResponse is HeartbeatResponseHandler.
-func (p *member) onHeartbeatResponse(env broker.Envelope, m *broker.HeartbeatResponse) {
+// onHeartbeatResponse is HeartbeatResponseHandler, for the answer to
+// heartbeat replyTo. A successful answer, the usual one, does nothing: the
+// heartbeat it answers is looked up only for an error that depends on it.
+func (p *member) onHeartbeatResponse(replyTo int, m *broker.HeartbeatResponse) {
 	g := &p.group
-	var sent sentHeartbeat
-	for _, s := range g.hbSent {
-		if s.msg == env.ReplyTo {
-			sent = s
-		}
-	}
 	switch m.ErrorCode {
 	case kafka.REBALANCE_IN_PROGRESS:
 		if g.state == ClassicStable {
@@ -127,6 +123,12 @@ func (p *member) onHeartbeatResponse(env broker.Envelope, m *broker.HeartbeatRes
 			p.wake()
 		}
 	case kafka.ILLEGAL_GENERATION, kafka.UNKNOWN_MEMBER_ID, kafka.FENCED_INSTANCE_ID:
+		var sent sentHeartbeat
+		for _, s := range g.hbSent {
+			if s.msg == replyTo {
+				sent = s
+			}
+		}
 		if sent.generation != g.generation || sent.memberID != g.memberID {
 			return // the generation changed since: ignore
 		}
@@ -184,9 +186,12 @@ func (p *member) checkPollTimeout() {
 // pollTimeoutDue says whether the heartbeat thread finds max.poll.interval.ms
 // expired: it then leaves the group instead of sending a heartbeat
 // (HeartbeatThread.run checks pollTimeoutExpired before shouldHeartbeat).
+//
+// The phase is read first: a member inside poll(), the usual one, is
+// answered at once (the conditions are only reads, in any order the same).
 func (p *member) pollTimeoutDue() bool {
 	g := &p.group
-	if !p.alive() || g.hbStopped || g.hbFailed != "" || !g.assigned || g.memberID == "" || p.phase.inPoll() ||
+	if p.phase.inPoll() || !p.alive() || g.hbStopped || g.hbFailed != "" || !g.assigned || g.memberID == "" ||
 		(g.state != ClassicStable && g.state != ClassicCompletingRebalance) {
 		return false
 	}

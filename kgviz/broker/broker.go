@@ -217,7 +217,7 @@ func (b *Broker) Receive(env Envelope) {
 	case *JoinGroupRequest:
 		b.groups.handleJoinGroup(env, m)
 	case *HeartbeatRequest:
-		b.groups.handleHeartbeat(env, m)
+		b.groups.handleHeartbeat(&env, m)
 	case *LeaveGroupRequest:
 		b.groups.handleLeaveGroup(env, m)
 	case *SyncGroupRequest:

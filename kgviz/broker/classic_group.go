@@ -264,7 +264,7 @@ func (g *ClassicGroup) heardFrom(m *classicMember, sent int) {
 	switch {
 	case m.session == nil:
 		id := m.id
-		m.session = g.b().clock.Schedule(m.deadline, "session "+id, func() { g.sessionExpired(id) })
+		m.session = g.b().clock.Schedule(m.deadline, "session "+id, func() { g.sessionExpired(id, m) })
 	case !m.session.Pending() || m.session.At() > m.deadline:
 		m.session.Reset(m.deadline)
 	}
@@ -274,10 +274,19 @@ func (g *ClassicGroup) heardFrom(m *classicMember, sent int) {
 
 // sessionExpired removes a member not heard from for session.timeout.ms. A
 // member with a parked JoinGroup or SyncGroup is kept alive.
-func (g *ClassicGroup) sessionExpired(id string) {
-	m, ok := g.members[id]
-	if !ok {
-		return
+//
+// The timer is the member's own (heardFrom made it for m, member id id):
+// m leaves g.members only through removeMember and replaceStaticMember,
+// which mark it removed (and stop its timer), and member ids are never
+// reused, so while m is not removed it is the group's member of that id,
+// without a lookup (hundreds of members' timers fire every few ticks). A
+// removed m is looked up by id, as every timer was before.
+func (g *ClassicGroup) sessionExpired(id string, m *classicMember) {
+	if m.removed {
+		var ok bool
+		if m, ok = g.members[id]; !ok {
+			return
+		}
 	}
 	if g.now() < m.deadline {
 		m.session.Reset(m.deadline)
@@ -747,7 +756,7 @@ func (g *ClassicGroup) storePlan(plan []SyncGroupAssignment) {
 }
 
 // handleHeartbeat is GroupMetadataManager.classicGroupHeartbeat.
-func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
+func (g *ClassicGroup) handleHeartbeat(env *Envelope, req *HeartbeatRequest) {
 	code := kafka.NONE
 	if g.state == kafka.GroupDead {
 		code = kafka.COORDINATOR_NOT_AVAILABLE
@@ -766,7 +775,7 @@ func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
 			g.heardFrom(m, g.now()-1)
 		}
 	}
-	g.b().reply(env, g.generation, heartbeatResponse(code))
+	g.b().replyRef(env, g.generation, heartbeatResponse(code))
 }
 
 // validateHeartbeater is validateMember with a per-connection memory of the
