@@ -12,6 +12,10 @@ import (
 // Encodable is a message that can be stored in a Log in its compact
 // encoding (every request and response of package broker is). A message
 // without an encoding is kept as a value.
+//
+// A message is never changed once sent, lists included: the encoder relies
+// on it to write a list of partitions it has written before, the very same
+// list (see Encoder.Partitions), by copying its encoding.
 type Encodable interface {
 	kafka.Message
 	// Encode writes the message's fields; its registered decoder reads them
@@ -65,7 +69,34 @@ type Encoder struct {
 	b   []byte
 	h   *hint    // the hint of what is being written (one per kind of payload)
 	ids []string // the member ids of the last plan, sorted
+	// lists are the lists of partitions written lately and where their
+	// encodings are in listBuf (see Partitions).
+	lists   *[listSlots]listEntry
+	listBuf []byte
 }
+
+// listEntry is a list of partitions written lately (see Partitions) and
+// where its encoding is in Encoder.listBuf. It holds the list's address, so
+// the list's memory cannot be reused for another while the entry is there:
+// the same address and length is the same list.
+type listEntry struct {
+	first      *kafka.TopicPartition
+	n          int
+	start, end int
+}
+
+const (
+	// listMin is the length from which Partitions remembers a list: a
+	// shorter one costs about as little to encode again.
+	listMin = 4
+	// listSlots is how many lists Partitions remembers at most (a slot per
+	// list, by the first and last partitions and the length: see listSlot).
+	listBits  = 12
+	listSlots = 1 << listBits
+	// listBufMax is how many bytes of encodings Partitions keeps at most:
+	// it forgets every list when they would take more.
+	listBufMax = 1 << 20
+)
 
 // Int writes an integer.
 func (e *Encoder) Int(v int) { e.b = binary.AppendVarint(e.b, int64(v)) }
@@ -122,11 +153,30 @@ func (e *Encoder) Partition(tp kafka.TopicPartition) {
 
 // Partitions writes a list of topic partitions. A nil list reads back as
 // nil, an empty one as empty.
+//
+// Messages share their lists: each member's SyncGroup answer carries its
+// share of the leader's plan, the very list the leader sent; the leader's
+// JoinGroup answer, the members' own lists from their requests. As a
+// message is never changed once sent (see Encodable), a list written
+// before, at the same address and of the same length, has the same
+// encoding: Partitions copies it instead of writing the list again.
 func (e *Encoder) Partitions(tps []kafka.TopicPartition) {
 	if tps == nil {
 		e.Int(-1)
 		return
 	}
+	var slot *listEntry
+	if len(tps) >= listMin {
+		if e.lists == nil {
+			e.lists = new([listSlots]listEntry)
+		}
+		slot = &e.lists[listSlot(tps)]
+		if slot.first == &tps[0] && slot.n == len(tps) {
+			e.b = append(e.b, e.listBuf[slot.start:slot.end]...)
+			return
+		}
+	}
+	at := len(e.b)
 	b := binary.AppendVarint(e.b, int64(len(tps)))
 	h := e.h
 	for _, tp := range tps { // Partition, inlined
@@ -137,6 +187,29 @@ func (e *Encoder) Partitions(tps []kafka.TopicPartition) {
 		b = binary.AppendVarint(appendIndex(b, i), int64(tp.Partition))
 	}
 	e.b = b
+	if slot != nil {
+		e.remember(slot, tps, b[at:])
+	}
+}
+
+// listSlot is where Encoder.lists keeps a list (of listMin partitions or
+// more): a hash of its first and last partition numbers and its length.
+// Plans cut partitions into ranges or stripes that differ in those.
+func listSlot(tps []kafka.TopicPartition) uint32 {
+	h := uint32(tps[0].Partition)*0x9E3779B1 ^ uint32(tps[len(tps)-1].Partition)*0x85EBCA77 ^ uint32(len(tps))*0xC2B2AE3D
+	return h >> (32 - listBits)
+}
+
+// remember keeps tps and its encoding in slot (see Partitions), after
+// forgetting every list if their encodings take listBufMax bytes already.
+func (e *Encoder) remember(slot *listEntry, tps []kafka.TopicPartition, enc []byte) {
+	if len(e.listBuf)+len(enc) > listBufMax {
+		*e.lists = [listSlots]listEntry{}
+		e.listBuf = e.listBuf[:0]
+	}
+	start := len(e.listBuf)
+	e.listBuf = append(e.listBuf, enc...)
+	*slot = listEntry{&tps[0], len(tps), start, len(e.listBuf)}
 }
 
 // plan writes a plan, its member ids sorted. A plan's Sent has the same

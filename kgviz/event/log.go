@@ -144,9 +144,15 @@ func (l *Log) follow(h *hint, s string) (uint32, bool) {
 }
 
 // internNext returns the index of s in the string table when s is not the
-// string h remembers (callers check that first, inline): it tries the
-// string that followed h's last time, the one interned right after h's,
-// then the cache and the map, and remembers s.
+// string h remembers (callers check that first, inline), and remembers s.
+// It tries the string that followed h's last time, by address (see
+// identical); then the cache, which finds a string by its address too;
+// only then the contents of that string and of the one interned right
+// after h's (a string made again, such as a member's name after a restart,
+// is found that way), and the map last. Comparing the contents of a wrong
+// guess costs more than the cache: member ids of the same length, which
+// the guesses often miss (a leader's list of members and a member's own
+// request take turns), differ only in their last bytes.
 func (l *Log) internNext(h *hint, s string) uint32 {
 	if s == "" {
 		return 0
@@ -156,10 +162,15 @@ func (l *Log) internNext(h *hint, s string) uint32 {
 		h.next = append(h.next, make([]uint32, len(l.strs)+1-len(h.next))...)
 	}
 	i := h.next[prev] // 0 (the empty string) if none yet
-	if int(i) >= len(l.strs) || !equal(l.strs[i], s) {
-		i = prev + 1
-		if int(i) >= len(l.strs) || !equal(l.strs[i], s) {
-			i = l.intern(s)
+	if int(i) >= len(l.strs) || !identical(l.strs[i], s) {
+		switch c := l.cached(s); {
+		case c != nil:
+			i = c.idx
+		case int(i) < len(l.strs) && equal(l.strs[i], s):
+		case int(prev)+1 < len(l.strs) && equal(l.strs[prev+1], s):
+			i = prev + 1
+		default:
+			i = l.internMap(s)
 		}
 		h.next[prev] = i
 	}
@@ -167,15 +178,23 @@ func (l *Log) internNext(h *hint, s string) uint32 {
 	return i
 }
 
+// cached returns the cache's entry for s if it holds s (at the same
+// address), or nil.
+func (l *Log) cached(s string) *cacheEntry {
+	if l.cache != nil {
+		if c := &l.cache[cacheSlot(s)]; identical(c.s, s) {
+			return c
+		}
+	}
+	return nil
+}
+
 // intern returns the index of s in the string table (0 is ""). A cache
 // direct-mapped by the string's address answers for strings seen before at
 // the same address; the map answers for the others.
 func (l *Log) intern(s string) uint32 {
-	if l.cache != nil {
-		c := &l.cache[cacheSlot(s)]
-		if identical(c.s, s) {
-			return c.idx
-		}
+	if c := l.cached(s); c != nil {
+		return c.idx
 	}
 	return l.internMap(s)
 }
