@@ -50,6 +50,13 @@ final class Proxy implements AutoCloseable {
         armed.add(clientId + " " + value);
     }
 
+    /** How many answers were lost so far. */
+    int lost() {
+        synchronized (dropped) {
+            return dropped.size();
+        }
+    }
+
     private void acceptLoop() {
         while (!closed) {
             try {
