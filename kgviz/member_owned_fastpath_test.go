@@ -134,6 +134,34 @@ func randomOwnedWorld(seed uint64) (*World, []string) {
 	return w, names
 }
 
+// churn drives a world of randomOwnedWorld through ten random operations
+// (restart, crash, close, a new member), a random number of ticks after
+// each, then to Stable(); afterStep checks run on every tick.
+func churn(w *World, rng *rand.Rand, names []string) {
+	down := map[string]bool{}
+	for range 10 {
+		name := names[rng.IntN(len(names))]
+		switch r := rng.IntN(5); {
+		case down[name] || r == 3:
+			w.Restart(name)
+			down[name] = false
+		case r == 0:
+			w.Crash(name, Immediately())
+			down[name] = true
+		case r == 1:
+			w.Close(name)
+			down[name] = true
+		default:
+			names = append(names, fmt.Sprintf("M%d", len(names)))
+			w.AddMember(names[len(names)-1])
+		}
+		for range rng.IntN(40) {
+			w.Step()
+		}
+	}
+	w.RunUntil(Stable())
+}
+
 // TestOwnedIndicesStayInStep: after every tick of random groups (classic
 // eager and cooperative, KIP-848; members closing, crashing, restarting,
 // joining while records are consumed), every process's ownedIdx and
@@ -162,28 +190,7 @@ func TestOwnedIndicesStayInStep(t *testing.T) {
 				checked += len(p.owned)
 			}
 		}
-		down := map[string]bool{}
-		for range 10 {
-			name := names[rng.IntN(len(names))]
-			switch r := rng.IntN(5); {
-			case down[name] || r == 3:
-				w.Restart(name)
-				down[name] = false
-			case r == 0:
-				w.Crash(name, Immediately())
-				down[name] = true
-			case r == 1:
-				w.Close(name)
-				down[name] = true
-			default:
-				names = append(names, fmt.Sprintf("M%d", len(names)))
-				w.AddMember(names[len(names)-1])
-			}
-			for range rng.IntN(40) {
-				w.Step()
-			}
-		}
-		w.RunUntil(Stable())
+		churn(w, rng, names)
 		require.NoError(t, w.Err(), "seed %d", seed)
 	}
 	require.Greater(t, checked, 1000)

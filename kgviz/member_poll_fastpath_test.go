@@ -1,7 +1,6 @@
 package kgviz
 
 import (
-	"fmt"
 	"math/rand/v2"
 	"slices"
 	"testing"
@@ -117,28 +116,7 @@ func TestOwnedNeverChangedInPlace(t *testing.T) {
 				require.Equal(t, l.copy, l.list, "seed %d tick %d: owned list %d changed", seed, w.now(), k)
 			}
 		}
-		down := map[string]bool{}
-		for range 10 {
-			name := names[rng.IntN(len(names))]
-			switch r := rng.IntN(5); {
-			case down[name] || r == 3:
-				w.Restart(name)
-				down[name] = false
-			case r == 0:
-				w.Crash(name, Immediately())
-				down[name] = true
-			case r == 1:
-				w.Close(name)
-				down[name] = true
-			default:
-				names = append(names, fmt.Sprintf("M%d", len(names)))
-				w.AddMember(names[len(names)-1])
-			}
-			for range rng.IntN(40) {
-				w.Step()
-			}
-		}
-		w.RunUntil(Stable())
+		churn(w, rng, names)
 		require.NoError(t, w.Err(), "seed %d", seed)
 		checked += len(lists)
 	}
