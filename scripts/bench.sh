@@ -2,16 +2,21 @@
 # kgviz's benchmarks with targets, each run once; prints every figure with its target, the ratio
 # and PASS/MISS (docs/performance.md explains them and holds the results).
 #
-#   scripts/bench.sh            all five
-#   scripts/bench.sh demo scale rolling notebook memory   any of them
+#   scripts/bench.sh            all five, after the machine's figures
+#   scripts/bench.sh machine demo scale rolling notebook memory   any of them
 #
+#   0. machine   BenchmarkDependentLoad (internal/machine): ns per dependent load over 1, 8,
+#                32 and 256 MiB; no target. The large benchmarks follow it more than the
+#                processor's speed (docs/performance.md), so compare figures of two machines
+#                only beside these.
 #   1. demo      BenchmarkDemoWorld: 10^6 ticks of the demo world               target < 1 s
 #   2. scale     BenchmarkStickyKafkaSideBySide (sticky, cooperative-sticky) on Kafka's scale test:
 #                the harness runs Kafka's own assignors first in one JVM (the plans must be the
 #                same), then kgviz's are timed; by CPU time (medians for Kafka; wall-clock times
 #                printed too)        target <= 0.5x Kafka fresh, <= 0.1x Kafka re-assignment
 #   3. rolling   BenchmarkRollingRestart: 500 members, 5000 partitions, dynamic and static,
-#                by CPU time (wall-clock printed too)              targets 2 s and 0.5 s
+#                by CPU time (wall-clock printed too)              targets 2 s and 0.5 s;
+#                BenchmarkRollingRestartKIP848, the same under KIP-848   targets 2 s and 2 s
 #   4. notebook  a demo cell vs a bare cell in one GoNB kernel (scripts/bench_notebook.py)
 #                                                                              target <= 1.25x
 #   5. memory    BenchmarkEventMemory: bytes per recorded event, in the log's encoding and on
@@ -30,7 +35,7 @@ KAFKA_WARMUPS=${KAFKA_WARMUPS:-2}
 NB_REPEAT=${NB_REPEAT:-8}
 export KGVIZ_ROLLING_BUDGET=${KGVIZ_ROLLING_BUDGET:-60s}
 WHAT=("$@")
-[ ${#WHAT[@]} -gt 0 ] || WHAT=(demo scale rolling notebook memory)
+[ ${#WHAT[@]} -gt 0 ] || WHAT=(machine demo scale rolling notebook memory)
 want() { local w; for w in "${WHAT[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
 
 RESULTS=$OUT/results.txt
@@ -47,6 +52,13 @@ metric() { awk -v n="$1" -v u="$2" '$1 ~ "^"n"(-[0-9]+)?$" { for (i = 2; i < NF;
 
 echo "kgviz bench $(date -u +%FT%TZ) on $(nproc) cores, $(uname -m), $(go version | awk '{print $3}'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 printf '%-44s %-14s %-14s %-8s %s\n' "benchmark" "figure" "target" "ratio" "verdict"
+
+if want machine; then
+	go test ./internal/machine -run '^$' -bench '^BenchmarkDependentLoad$' -benchtime 20x -count 1 >"$OUT/machine.txt"
+	for mb in 1 8 32 256; do
+		row "machine: dependent load over $mb MiB" "$(metric "BenchmarkDependentLoad/MiB=$mb" ns/load "$OUT/machine.txt") ns" "-" "-" "info"
+	done
+fi
 
 if want demo; then
 	# BenchmarkDemoWorld runs 100,000 ticks per iteration: 10 iterations are 10^6 ticks.
@@ -93,23 +105,30 @@ if want scale; then
 fi
 
 if want rolling; then
-	go test ./kgviz -run '^$' -bench '^BenchmarkRollingRestart$/(dynamic|static)/members=500$' -benchtime 1x -count 1 -timeout 60m >"$OUT/rolling.txt"
-	for kind in dynamic static; do
-		name="BenchmarkRollingRestart/$kind/members=500/partitions=5000"
-		ns=$(nsop "$name" "$OUT/rolling.txt")
-		done_=$(metric "$name" restarted "$OUT/rolling.txt")
-		proj=$(metric "$name" projected-s "$OUT/rolling.txt")
-		s=$(awk -v n="$ns" 'BEGIN { printf "%.2f", n / 1e9 }')
-		cpu=$(awk -v c="$(metric "$name" cpu-s/op "$OUT/rolling.txt")" 'BEGIN { printf "%.2f", c }')
-		limit=2
-		[ "$kind" = static ] && limit=0.5
-		if [ "${done_%.*}" = 500 ]; then
-			# By CPU time, as for the scale benchmarks (the machine may be shared); wall in the label.
-			row "rolling restart 500x5000, $kind (wall ${s} s)" "${cpu} s cpu" "$limit s" "$(ratio "$cpu" "$limit")" "$(verdict "$cpu" "$limit")"
-		else
-			pcpu=$(awk -v c="$cpu" -v d="$done_" 'BEGIN { printf "%.1f", (d > 0 ? c * 500 / d : 0) }')
-			row "rolling restart 500x5000, $kind (wall >=${proj} s)" ">=${pcpu} s cpu" "$limit s" "$(ratio "$pcpu" "$limit")" "MISS (${done_%.*}/500 restarts in ${s} s wall, ${cpu} s cpu; projected)"
-		fi
+	go test ./kgviz -run '^$' -bench '^BenchmarkRollingRestart(KIP848)?$/(dynamic|static)/members=500$' -benchtime 1x -count 1 -timeout 60m >"$OUT/rolling.txt"
+	for bench in BenchmarkRollingRestart BenchmarkRollingRestartKIP848; do
+		for kind in dynamic static; do
+			name="$bench/$kind/members=500/partitions=5000"
+			label="rolling restart 500x5000, $kind"
+			limit=2
+			if [ "$bench" = BenchmarkRollingRestart ]; then
+				[ "$kind" = static ] && limit=0.5
+			else
+				label="rolling restart 500x5000, KIP-848 $kind"
+			fi
+			ns=$(nsop "$name" "$OUT/rolling.txt")
+			done_=$(metric "$name" restarted "$OUT/rolling.txt")
+			proj=$(metric "$name" projected-s "$OUT/rolling.txt")
+			s=$(awk -v n="$ns" 'BEGIN { printf "%.2f", n / 1e9 }')
+			cpu=$(awk -v c="$(metric "$name" cpu-s/op "$OUT/rolling.txt")" 'BEGIN { printf "%.2f", c }')
+			if [ "${done_%.*}" = 500 ]; then
+				# By CPU time, as for the scale benchmarks (the machine may be shared); wall in the label.
+				row "$label (wall ${s} s)" "${cpu} s cpu" "$limit s" "$(ratio "$cpu" "$limit")" "$(verdict "$cpu" "$limit")"
+			else
+				pcpu=$(awk -v c="$cpu" -v d="$done_" 'BEGIN { printf "%.1f", (d > 0 ? c * 500 / d : 0) }')
+				row "$label (wall >=${proj} s)" ">=${pcpu} s cpu" "$limit s" "$(ratio "$pcpu" "$limit")" "MISS (${done_%.*}/500 restarts in ${s} s wall, ${cpu} s cpu; projected)"
+			fi
+		done
 	done
 fi
 
