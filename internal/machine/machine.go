@@ -6,7 +6,7 @@
 // state once per rebalance, far apart in memory, so its CPU time follows
 // this latency more than the processor's speed: the same binary took 4.4 s
 // of CPU on one machine of this workplace and 14–17 s on another whose
-// dependent loads over 8 MiB took 165–200 ns (its L2 15 ns)
+// dependent loads over 8 MiB took 166–204 ns (within 1 MiB, 14–16 ns)
 // (docs/performance.md). scripts/bench.sh prints these figures beside the
 // targets so that figures from different machines can be compared.
 package machine
@@ -57,5 +57,3 @@ func (c *Chase) Walk(start uint64, steps int) uint64 {
 	}
 	return j
 }
-
-var sink uint64
