@@ -113,6 +113,7 @@ type config struct {
 	commitSet           bool
 	isolation           IsolationLevel
 	instanceID          string
+	transactionalID     string // transactional.id as configured (WithTransactionalID; may hold ${env:HOSTNAME})
 	static              bool
 	commitEvery         int                       // CommitAfter: commitSync after every n-th batch
 	listener            ConsumerRebalanceListener // subscribe(topics, listener)
@@ -520,10 +521,13 @@ func WithIsolation(l IsolationLevel) Option {
 }
 
 // WithInstanceID makes a member static (group.instance.id, KIP-345).
+// "${env:HOSTNAME}" in id stands for the member's name (instance_ids.go).
+// A second running member with the same id fences the first, as in Kafka:
+// it takes over the static member and the first gets FENCED_INSTANCE_ID.
 func WithInstanceID(id string) Option {
 	return Option{name: "WithInstanceID", memberOnly: true, apply: func(c *config) error {
-		if id == "" {
-			return fmt.Errorf("WithInstanceID(\"\"): a group.instance.id must not be empty")
+		if err := checkIDTemplate("WithInstanceID", "group.instance.id", id); err != nil {
+			return err
 		}
 		c.instanceID, c.static = id, true
 		return nil

@@ -67,7 +67,7 @@ func (pr *producer) init(p *member) {
 	pr.byMsg = map[int]*batch{}
 	pr.tv = p.cfg.transactionVersion
 	if pr.mode == producerTransactional {
-		pr.txnID = "tx-" + p.name
+		pr.txnID = p.cfg.transactionalIDOf(p.name)
 	}
 }
 

@@ -100,6 +100,8 @@ func worldOptions(t *testing.T, td *datadriven.TestData) []kgviz.Option {
 		case "protocol":
 			opts = append(opts, kgviz.WithGroupProtocol(lookup(t, td, "protocol", v, map[string]kgviz.GroupProtocol{"classic": kgviz.Classic,
 				"consumer": kgviz.Consumer})))
+		case "transactional.id":
+			opts = append(opts, kgviz.WithTransactionalID(v))
 		case "remote.assignor":
 			opts = append(opts, kgviz.WithRemoteAssignor(v))
 		default:
@@ -136,7 +138,7 @@ func args(t *testing.T, td *datadriven.TestData, f []string, min, max int) {
 	}
 }
 
-// runLine runs one scenario line: "add C2 [static]", "close C1", "crash C2 [after=N]",
+// runLine runs one scenario line: "add C2 [static|instance=ID]", "close C1", "crash C2 [after=N]",
 // "restart C2", "slow C2", "lose-produce C2", "until stable|quiet|tick=N|polled=C2:p2.3|processed=C2:p2.3|crashed=C2|sent=C2:JoinGroup|slow=C2",
 // "run N", "isolation read_committed".
 func runLine(t *testing.T, td *datadriven.TestData, w *kgviz.World, f []string) {
@@ -148,10 +150,15 @@ func runLine(t *testing.T, td *datadriven.TestData, w *kgviz.World, f []string) 
 		args(t, td, f, 1, 2)
 		var opts []kgviz.Option
 		if len(f) > 2 {
-			if f[2] != "static" {
-				td.Fatalf(t, "line %q: add takes a member and optionally \"static\"", strings.Join(f, " "))
+			id, instance := strings.CutPrefix(f[2], "instance=")
+			switch {
+			case f[2] == "static":
+				opts = append(opts, kgviz.Static())
+			case instance && id != "":
+				opts = append(opts, kgviz.WithInstanceID(id))
+			default:
+				td.Fatalf(t, "line %q: add takes a member and optionally \"static\" or instance=ID", strings.Join(f, " "))
 			}
-			opts = append(opts, kgviz.Static())
 		}
 		w.AddMember(f[1], opts...)
 	case "close":

@@ -314,11 +314,9 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 	if cfg.static && cfg.instanceID == "" {
 		cfg.instanceID = id
 	}
-	for _, name := range w.names {
-		if p := w.current[name]; cfg.instanceID != "" && p.cfg.instanceID == cfg.instanceID {
-			return w.fail(fmt.Errorf("AddMember(%q): group.instance.id %q is already used by %q", id, cfg.instanceID, name))
-		}
-	}
+	// A group.instance.id another member uses is not refused: as in Kafka,
+	// the newer instance fences the older one (KIP-345; instance_ids.go).
+	cfg.instanceID = expandHostname(cfg.instanceID, id)
 	w.names = append(w.names, id)
 	w.startProcess(id, w.withGroupAssignor(cfg))
 	return w
