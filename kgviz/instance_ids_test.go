@@ -64,7 +64,7 @@ func TestSecondInstanceFencesFirst(t *testing.T) {
 				assert.Zero(t, s.Lost)
 			}},
 		{name: "KIP-98 transactional.id, older idle between transactions",
-			world:  []kgviz.Option{kgviz.WithTransactionalID("billing"), kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithRecords(3)}, busy: 40,
+			world: []kgviz.Option{kgviz.WithTransactionalID("billing"), kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithRecords(3)}, busy: 40,
 			fenced: "C1", code: kgviz.PRODUCER_FENCED, exception: kgviz.ProducerFencedException},
 		{name: "KIP-345 group.instance.id, classic: the newer replaces the older",
 			member: []kgviz.Option{kgviz.WithInstanceID("billing")}, busy: 2,
