@@ -246,6 +246,9 @@ func verify06_3(rollingRestart func(downtime int) map[string]string, v Variant) 
 		}
 		desc := fmt.Sprintf("a group of %d with a downtime of %d ticks", sc.members, sc.downtime)
 		w := joinOneByOne(newWorld(), memberNames(sc.members), mo...)
+		if s := sharedID(w); s != "" {
+			return fail(id, "rollingRestart(%d), %s: %s. %s", sc.downtime, desc, s, sharedIDHint)
+		}
 		if w.Err() != nil {
 			return fail(id, "rollingRestart(%d): the world refuses your configuration: %v", sc.downtime, w.Err())
 		}

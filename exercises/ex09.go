@@ -121,6 +121,9 @@ func verify09_2(exactlyOnce func() map[string]string, v Variant) Outcome {
 	crashes = append(crashes, draw(v, id, 3, randomCrash)...)
 	for _, c := range crashes {
 		w := c.run(opts...)
+		if s := sharedID(w); s != "" {
+			return fail(id, "when %s, %s. %s", c, s, sharedIDHint)
+		}
 		if w.Err() != nil {
 			return fail(id, "with your configuration, the scenario did not finish: %v", w.Err())
 		}

@@ -47,8 +47,9 @@ type ex14Case struct {
 // invoice lost or doubled for its audit reader:
 //
 //   - a crash of a member at every point of a batch (after 0 to 3 records);
-//   - a member stuck in a record of slowTicks ticks (no poll timeout allowed:
-//     the slow work must finish);
+//   - a member stuck in a record of slowTicks ticks (no poll timeout and no
+//     transaction timeout allowed: the slow work must finish, inside its
+//     transaction);
 //   - a lost answer to a Produce;
 //   - a rolling restart, each member down for downtime ticks, without any
 //     rebalance;
@@ -61,7 +62,7 @@ func verify14_1(pipeline func(slowTicks, downtime int) map[string]string, v Vari
 	if pipeline == nil {
 		return notAnswered(id, name)
 	}
-	cases := []ex14Case{{2, 15, 5, 2, "C2", "p2.3"}, {3, 25, 8, 0, "C3", "o2.3"}, {2, 20, 4, 3, "C1", "o0.3"}}
+	cases := []ex14Case{{2, 15, 5, 2, "C2", "p2.3"}, {3, 35, 8, 0, "C3", "o2.3"}, {2, 20, 4, 3, "C1", "o0.3"}}
 	cases = append(cases, draw(v, id, 2, func(r *rand.Rand) ex14Case {
 		members := between(r, 2, 3)
 		victim := fmt.Sprintf("C%d", members)
@@ -85,6 +86,10 @@ func verify14_1(pipeline func(slowTicks, downtime int) map[string]string, v Vari
 			return joinOneByOne(newWorld(opts...), memberNames(c.members), memberOpts...)
 		}
 		clean := func(w *kgviz.World, what string) *Outcome {
+			if s := sharedID(w); s != "" {
+				o := fail(id, "pipeline(%d, %d), %s: %s. %s", c.slow, c.downtime, what, s, sharedIDHint)
+				return &o
+			}
 			if w.Err() != nil {
 				o := fail(id, "pipeline(%d, %d), %s: the world stopped: %v", c.slow, c.downtime, what, w.Err())
 				return &o
@@ -109,6 +114,9 @@ func verify14_1(pipeline func(slowTicks, downtime int) map[string]string, v Vari
 		w.RunUntil(kgviz.Polled(c.victim, c.record)).SlowNext(c.victim).RunUntil(kgviz.Quiet())
 		if o := clean(w, fmt.Sprintf("a %d-tick record", c.slow)); o != nil {
 			return *o
+		}
+		if countEvents(w, func(e kgviz.Event) bool { return e.Type == kgviz.EvFence && e.Reason == kgviz.ReasonTxnTimeout }) > 0 {
+			return fail(id, "pipeline(%d, %d): the transaction around the %d-tick record stayed open longer than the coordinator allows: it aborted the transaction and fenced the producer (PRODUCER_FENCED), and the member's process exited. Hint: which limit bounds how long one transaction may stay open, and from when does it count?", c.slow, c.downtime, c.slow)
 		}
 		if countEvents(w, func(e kgviz.Event) bool { return e.Type == kgviz.EvPollTimeout }) > 0 {
 			return fail(id, "pipeline(%d, %d): a %d-tick record still made its member leave the group (max.poll.interval.ms). Hint: the slow work must finish; which limit bounds the time between two polls?", c.slow, c.downtime, c.slow)

@@ -408,7 +408,7 @@ func sol06_rollingRestart(downtime int) map[string]string {
 	// outlast the downtime plus the new process's first round trips, and not
 	// much more, or real crashes go unnoticed for long.
 	return map[string]string{
-		"group.instance.id":  "static",
+		"group.instance.id":  "billing-${env:HOSTNAME}", // one per instance (C1, C2, ...), kept across restarts
 		"session.timeout.ms": fmt.Sprint(downtime + 5),
 	}
 }
@@ -542,8 +542,8 @@ func stub09_exactlyOnce() map[string]string {
 // ex09-2 solution (notebooks/src/09-what-idempotence-does-not-fix.txt)
 func sol09_exactlyOnce() map[string]string {
 	return map[string]string{
-		"transactional.id": "billing",        // invoices and offsets commit together
-		"isolation.level":  "read_committed", // the reader skips aborted transactions
+		"transactional.id": "billing-${env:HOSTNAME}", // invoices and offsets commit together; one id per instance
+		"isolation.level":  "read_committed",          // the reader skips aborted transactions
 	}
 }
 
@@ -812,10 +812,13 @@ func stub14_pipeline(slowTicks, downtime int) map[string]string {
 // ex14-1 solution (notebooks/src/14-capstone-exactly-once-billing.txt)
 func sol14_pipeline(slowTicks, downtime int) map[string]string {
 	return map[string]string{
-		"transactional.id":     "billing",                 // output and offsets in one transaction; fences zombies (12a, 12b)
-		"isolation.level":      "read_committed",          // the audit reader skips aborted invoices (10, 11)
-		"group.instance.id":    "billing",                 // static members: a restart within the session timeout keeps the group (06)
-		"session.timeout.ms":   fmt.Sprint(downtime + 8),  // above a restart's downtime + rejoin, still catches crashes
-		"max.poll.interval.ms": fmt.Sprint(slowTicks + 8), // the slowest batch finishes (07)
+		// output and offsets in one transaction; one id per instance, kept across its restarts, fences its zombies (12a, 12b)
+		"transactional.id": "billing-${env:HOSTNAME}",
+		"isolation.level":  "read_committed", // the audit reader skips aborted invoices (10, 11)
+		// static members, one id per instance: a restart within the session timeout keeps the group (06)
+		"group.instance.id":      "billing-${env:HOSTNAME}",
+		"session.timeout.ms":     fmt.Sprint(downtime + 8),   // above a restart's downtime + rejoin, still catches crashes
+		"max.poll.interval.ms":   fmt.Sprint(slowTicks + 8),  // the slowest batch finishes (07)
+		"transaction.timeout.ms": fmt.Sprint(slowTicks + 12), // the slowest batch's transaction commits (11)
 	}
 }

@@ -201,18 +201,21 @@ func table() []exercise {
 			}),
 		}},
 		{"ex06-3", sol06_rollingRestart, stub06_rollingRestart, map[string]any{
-			"static only (fits downtime 2)": func(int) map[string]string { return map[string]string{"group.instance.id": "x"} },
+			"one group.instance.id for every member (KIP-345 fences)": func(d int) map[string]string {
+				return map[string]string{"group.instance.id": "billing", "session.timeout.ms": fmt.Sprint(d + 5)}
+			},
+			"static only (fits downtime 2)": func(int) map[string]string { return map[string]string{"group.instance.id": "x-${env:HOSTNAME}"} },
 			"a huge session timeout": func(int) map[string]string {
-				return map[string]string{"group.instance.id": "x", "session.timeout.ms": "1000"}
+				return map[string]string{"group.instance.id": "x-${env:HOSTNAME}", "session.timeout.ms": "1000"}
 			},
 			"timeout without static": func(d int) map[string]string {
 				return map[string]string{"session.timeout.ms": fmt.Sprint(d + 5)}
 			},
 			"timeout exactly the downtime": func(d int) map[string]string {
-				return map[string]string{"group.instance.id": "x", "session.timeout.ms": fmt.Sprint(d)}
+				return map[string]string{"group.instance.id": "x-${env:HOSTNAME}", "session.timeout.ms": fmt.Sprint(d)}
 			},
 			"a misspelt property": func(d int) map[string]string {
-				return map[string]string{"group.instance.id": "x", "session.timeout": fmt.Sprint(d + 5)}
+				return map[string]string{"group.instance.id": "x-${env:HOSTNAME}", "session.timeout": fmt.Sprint(d + 5)}
 			},
 		}},
 		{"ex07-1", sol07_zombieTwice, stub07_zombieTwice, map[string]any{
@@ -331,7 +334,10 @@ func table() []exercise {
 		{"ex09-2", sol09_exactlyOnce, stub09_exactlyOnce, map[string]any{
 			"idempotent producer": func() map[string]string { return map[string]string{"enable.idempotence": "true"} },
 			"transactions, read_uncommitted reader": func() map[string]string {
-				return map[string]string{"transactional.id": "billing"}
+				return map[string]string{"transactional.id": "billing-${env:HOSTNAME}"}
+			},
+			"one transactional.id for every member (KIP-98 fences)": func() map[string]string {
+				return map[string]string{"transactional.id": "billing", "isolation.level": "read_committed"}
 			},
 			"auto-commit, read_committed": func() map[string]string {
 				return map[string]string{"enable.auto.commit": "true", "isolation.level": "read_committed"}
@@ -579,6 +585,21 @@ func table() []exercise {
 			"transactions, read_uncommitted reader": (func(s, d int) map[string]string {
 				m := sol14_pipeline(s, d)
 				m["isolation.level"] = "read_uncommitted"
+				return m
+			}),
+			"one transactional.id for every member (KIP-98 fences)": (func(s, d int) map[string]string {
+				m := sol14_pipeline(s, d)
+				m["transactional.id"] = "billing"
+				return m
+			}),
+			"one group.instance.id for every member (KIP-345 fences)": (func(s, d int) map[string]string {
+				m := sol14_pipeline(s, d)
+				m["group.instance.id"] = "billing"
+				return m
+			}),
+			"the default transaction timeout (30) under slow records up to 40": (func(s, d int) map[string]string {
+				m := sol14_pipeline(s, d)
+				delete(m, "transaction.timeout.ms")
 				return m
 			}),
 			"dynamic members": (func(s, d int) map[string]string {
