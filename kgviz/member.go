@@ -82,6 +82,7 @@ type member struct {
 	crashPlan       *CrashPoint
 	slowNext        bool
 	loseNextProduce bool
+	paused          map[int32]bool // by input partition index: KafkaConsumer.pause (consumer_control.go)
 
 	// The application thread.
 	phase         Phase
@@ -185,6 +186,7 @@ func (p *member) syncOwned() {
 	for _, tp := range p.owned {
 		p.ownedIdx = append(p.ownedIdx, w.index(tp))
 	}
+	p.prunePaused()
 	p.ownedShort = nil
 	if len(p.owned) == 0 {
 		return

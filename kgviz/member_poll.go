@@ -182,7 +182,7 @@ func (p *member) missingPositions() []TopicPartition {
 func (p *member) fetchWanted() (want []broker.FetchPartition, data bool) {
 	for _, i := range p.ownedIdx {
 		end, known := p.logEnd.get(i)
-		if !known || p.positions.at(i) < end {
+		if (!known || p.positions.at(i) < end) && p.fetchable(i) {
 			data = true
 			break
 		}
@@ -192,7 +192,9 @@ func (p *member) fetchWanted() (want []broker.FetchPartition, data bool) {
 	}
 	want = make([]broker.FetchPartition, 0, len(p.owned))
 	for k, tp := range p.owned {
-		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions.at(p.ownedIdx[k])})
+		if p.fetchable(p.ownedIdx[k]) {
+			want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions.at(p.ownedIdx[k])})
+		}
 	}
 	return want, true
 }
@@ -261,7 +263,7 @@ func (p *member) onFetchResponse(m *broker.FetchResponse) {
 	p.batch = p.batch[:0]
 	for _, r := range m.Records {
 		i := p.w.index(r.Partition)
-		if !owned.has(i, r.Partition) || p.positions.at(i) != r.Offset {
+		if !owned.has(i, r.Partition) || p.positions.at(i) != r.Offset || !p.fetchable(i) {
 			continue
 		}
 		p.batch = append(p.batch, r)

@@ -1,0 +1,164 @@
+package kgviz_test
+
+import (
+	"fmt"
+	"testing"
+
+	"github.com/kgviz/kgviz/kgviz"
+	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
+)
+
+func countOf(w *kgviz.World, from int, f func(kgviz.Event) bool) int {
+	n := 0
+	for _, e := range w.EventsSince(from) {
+		if f(e) {
+			n++
+		}
+	}
+	return n
+}
+
+func processedBy(member string) func(kgviz.Event) bool {
+	return func(e kgviz.Event) bool { return e.Type == kgviz.EvProcessed && e.Member == member }
+}
+
+func pollTimeouts(e kgviz.Event) bool { return e.Type == kgviz.EvPollTimeout }
+
+// KafkaConsumer.pause keeps poll() going, so a member that holds back for
+// longer than max.poll.interval.ms stays in the group; a member blocked in
+// its processing for as long is thrown out (KIP-62's poll timeout).
+func TestPauseInsteadOfLongerPollInterval(t *testing.T) {
+	tests := []struct {
+		name           string
+		hold           func(w *kgviz.World) *kgviz.World
+		wantTimeouts   int
+		wantGeneration int
+	}{
+		{"paused for 40 ticks: polls go on", func(w *kgviz.World) *kgviz.World {
+			w.Pause("C2", "o2", "p2").RunFor(3) // the batch in flight, if any, ends
+			n := w.EventCount()
+			w.RunFor(37)
+			assert.Zero(t, countOf(w, n, processedBy("C2")), "C2 holds back while paused")
+			return w.Resume("C2", "o2", "p2")
+		}, 0, 2},
+		{"blocked 40 ticks in a slow record: poll timeout", func(w *kgviz.World) *kgviz.World {
+			return w.SlowNext("C2").RunFor(40)
+		}, 1, 3},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := kgviz.NewWorld(kgviz.WithSlowRecordTicks(40)).Join("C1", "C2")
+			start := w.EventCount()
+			tc.hold(w).RunUntil(kgviz.Quiet())
+			require.NoError(t, w.Err())
+			assert.Equal(t, tc.wantTimeouts, countOf(w, start, pollTimeouts))
+			assert.GreaterOrEqual(t, w.Generation(), tc.wantGeneration)
+			if tc.wantTimeouts == 0 {
+				assert.Equal(t, tc.wantGeneration, w.Generation(), "no rebalance")
+			}
+			assert.Zero(t, w.Stats().Lost)
+		})
+	}
+}
+
+func TestPauseStopsFetchingOnlyThePausedPartition(t *testing.T) {
+	w := kgviz.NewWorld().Join("C1", "C2")
+	w.Pause("C2", "p2")
+	paused, err := w.Paused("C2")
+	require.NoError(t, err)
+	assert.Equal(t, []string{"p2"}, paused)
+	start := w.EventCount()
+	w.RunFor(60)
+	require.NoError(t, w.Err())
+	fetchedP2 := countOf(w, start, func(e kgviz.Event) bool { return e.Type == kgviz.EvFetched && e.Member == "C2" && e.Partition == "p2" })
+	fetchedO2 := countOf(w, start, func(e kgviz.Event) bool { return e.Type == kgviz.EvFetched && e.Member == "C2" && e.Partition == "o2" })
+	assert.Zero(t, fetchedP2, "nothing from the paused partition")
+	assert.Positive(t, fetchedO2, "the other partition goes on")
+	assert.Zero(t, countOf(w, start, pollTimeouts))
+	w.Resume("C2", "p2").RunUntil(kgviz.Quiet())
+	require.NoError(t, w.Err())
+	assert.Positive(t, countOf(w, start, func(e kgviz.Event) bool { return e.Type == kgviz.EvFetched && e.Member == "C2" && e.Partition == "p2" }))
+	assert.Zero(t, w.Stats().Lost)
+	assert.Zero(t, w.Stats().Duplicates)
+}
+
+// A pause ends with the partition's assignment (SubscriptionState): when C3
+// joins and range moves C1's o1 away, o1's pause is gone.
+func TestPauseEndsWithTheAssignment(t *testing.T) {
+	w := kgviz.NewWorld().Join("C1", "C2")
+	w.Pause("C1", "o0", "o1")
+	w.AddMember("C3").RunUntil(kgviz.Stable())
+	require.NoError(t, w.Err())
+	paused, err := w.Paused("C1")
+	require.NoError(t, err)
+	assert.Empty(t, paused, "eager range revokes everything, and the pause with it")
+}
+
+// Seek back to an offset already processed: the member reads it again.
+func TestSeekBack(t *testing.T) {
+	w := kgviz.NewWorld().Join("C1")
+	w.RunUntil(kgviz.Processed("C1", "o0.2")).RunFor(2)
+	w.Seek("C1", "o0", 0).RunUntil(kgviz.Quiet())
+	require.NoError(t, w.Err())
+	assert.Equal(t, 2, w.ProcessedCount()["o0.0"], "o0.0 processed again after the seek")
+	assert.Equal(t, 1, w.ProcessedCount()["p0.0"])
+}
+
+func TestConsumerControlBadInput(t *testing.T) {
+	tests := []struct {
+		name string
+		call func(w *kgviz.World) *kgviz.World
+		want string
+	}{
+		{"pause an unknown member", func(w *kgviz.World) *kgviz.World { return w.Pause("C9", "o0") }, `Pause("C9", "o0"): no such member`},
+		{"pause nothing", func(w *kgviz.World) *kgviz.World { return w.Pause("C1") }, `Pause("C1"): no partition given`},
+		{"pause a partition owned by another", func(w *kgviz.World) *kgviz.World { return w.Pause("C1", "o2") },
+			`Pause("C1", "o2"): C1 does not own o2 now (it owns o0 o1 p0 p1): no current assignment for partition`},
+		{"resume an unknown partition", func(w *kgviz.World) *kgviz.World { return w.Resume("C2", "x9") }, `Resume("C2", "x9"): no input partition "x9"`},
+		{"seek before the start", func(w *kgviz.World) *kgviz.World { return w.Seek("C2", "o2", -1) }, `Seek("C2", "o2", -1): offset -1 is outside the partition (0 to its end, 8)`},
+		{"seek past the end", func(w *kgviz.World) *kgviz.World { return w.Seek("C2", "o2", 9) }, `offset 9 is outside the partition`},
+		{"seek on a crashed member", func(w *kgviz.World) *kgviz.World { return w.Seek("C2", "o2", 0) }, `Seek("C2", "o2", 0): the member is not running`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			w := kgviz.NewWorld().Join("C1", "C2")
+			if tc.name == "seek on a crashed member" {
+				w.Crash("C2", kgviz.Immediately()).RunFor(1)
+			}
+			now, events := w.Now(), w.EventCount()
+			assert.NotPanics(t, func() { tc.call(w) })
+			require.Error(t, w.Err())
+			assert.Contains(t, w.Err().Error(), tc.want)
+			assert.Equal(t, now, w.Now(), "the world is unchanged")
+			assert.Equal(t, events+1, w.EventCount(), "but for the stop, recorded for the charts")
+		})
+	}
+	_, err := kgviz.NewWorld().Paused("C7")
+	assert.ErrorContains(t, err, `Paused("C7"): no such member`)
+}
+
+// A downstream system is down: C2 pauses its partitions and keeps polling,
+// for longer than max.poll.interval.ms (12 ticks), and stays in the group.
+func ExampleWorld_Pause() {
+	w := kgviz.NewWorld().Join("C1", "C2")
+	w.Pause("C2", "o2", "p2").RunFor(40)
+	paused, _ := w.Paused("C2")
+	fmt.Println("paused:", paused, "generation:", w.Generation())
+	w.Resume("C2", "o2", "p2").RunUntil(kgviz.Quiet())
+	fmt.Println("generation:", w.Generation(), "lost:", w.Stats().Lost)
+	// Output:
+	// paused: [o2 p2] generation: 2
+	// generation: 2 lost: 0
+}
+
+// Seek back: C1 reads o0 again from offset 0 (what a transactional member
+// does after abortTransaction, to its committed offsets).
+func ExampleWorld_Seek() {
+	w := kgviz.NewWorld().Join("C1")
+	w.RunUntil(kgviz.Processed("C1", "o0.2")).RunFor(2)
+	w.Seek("C1", "o0", 0).RunUntil(kgviz.Quiet())
+	fmt.Println("o0.0 processed", w.ProcessedCount()["o0.0"], "times")
+	// Output:
+	// o0.0 processed 2 times
+}
