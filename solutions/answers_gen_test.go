@@ -746,6 +746,39 @@ func sol12b_newOwnerFetch(lastSent string) kgviz.ErrorCode {
 	return kgviz.NONE
 }
 
+// ex12c-1 stub (notebooks/src/12c-production-error-handling.txt)
+func stub12c_consumerLag(log []kgviz.LogRecord, committed int) (tool, consumer int) {
+	// YOUR CODE HERE
+	return 0, 0
+}
+
+// ex12c-1 solution (notebooks/src/12c-production-error-handling.txt)
+func sol12c_consumerLag(log []kgviz.LogRecord, committed int) (tool, consumer int) {
+	hw := len(log) // replication factor 1: the high watermark is the end of the log
+	lso := hw
+	for _, r := range log {
+		if r.State == kgviz.StateOpen { // the first record of the oldest open transaction
+			lso = r.Offset
+			break
+		}
+	}
+	return hw - committed, lso - committed
+}
+
+// ex12c-2 stub (notebooks/src/12c-production-error-handling.txt)
+func stub12c_holdBack(outageTicks int) (pause bool, maxPollInterval int) {
+	// YOUR CODE HERE
+	return false, 0
+}
+
+// ex12c-2 solution (notebooks/src/12c-production-error-handling.txt)
+func sol12c_holdBack(outageTicks int) (pause bool, maxPollInterval int) {
+	// Paused, the loop keeps polling through any outage; the interval then
+	// only has to cover a normal batch, and stays short enough to throw out
+	// a member that is really stuck.
+	return true, 12
+}
+
 // ex13-1 stub (notebooks/src/13-kip-848-the-consumer-group-protocol.txt)
 func stub13_groupEpochAfter(joins, restarts, crashes int, static bool) int {
 	// YOUR CODE HERE

@@ -521,6 +521,29 @@ func table() []exercise {
 				return kgviz.NONE
 			}),
 		}},
+		{"ex12c-1", sol12c_consumerLag, stub12c_consumerLag, map[string]any{
+			"both to the high watermark": (func(log []kgviz.LogRecord, c int) (int, int) { return len(log) - c, len(log) - c }),
+			"both to the LSO": (func(log []kgviz.LogRecord, c int) (int, int) {
+				_, lso := sol12c_consumerLag(log, c)
+				return lso, lso
+			}),
+			"the tool to the last committed record": (func(log []kgviz.LogRecord, c int) (int, int) {
+				end := 0
+				for _, r := range log {
+					if r.State == kgviz.StateCommitted {
+						end = r.Offset + 1
+					}
+				}
+				_, lso := sol12c_consumerLag(log, c)
+				return end - c, lso
+			}),
+		}},
+		{"ex12c-2", sol12c_holdBack, stub12c_holdBack, map[string]any{
+			"block, with the interval above the outage": func(outage int) (bool, int) { return false, outage + 10 },
+			"pause, with a huge interval":               func(int) (bool, int) { return true, 300 },
+			"pause, with an interval below a batch":     func(int) (bool, int) { return true, 2 },
+			"block with the default interval":           func(int) (bool, int) { return false, 12 },
+		}},
 		{"ex13-1", sol13_groupEpochAfter, stub13_groupEpochAfter, map[string]any{
 			"classic generations (a restart never counts)": func(j, r, c int, static bool) int { return j + c },
 			"a restart counts once":                        func(j, r, c int, static bool) int { return j + r + c },
