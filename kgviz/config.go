@@ -114,6 +114,7 @@ type config struct {
 	isolation           IsolationLevel
 	instanceID          string
 	transactionalID     string // transactional.id as configured (WithTransactionalID; may hold ${env:HOSTNAME})
+	commitOnClose       bool   // WithCommitOnClose: commitSync before close()
 	static              bool
 	commitEvery         int                       // CommitAfter: commitSync after every n-th batch
 	listener            ConsumerRebalanceListener // subscribe(topics, listener)

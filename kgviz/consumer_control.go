@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sort"
 	"strings"
+
+	"github.com/kgviz/kgviz/kgviz/broker"
 )
 
 // The application's own controls of its consumer: KafkaConsumer.pause,
@@ -162,4 +164,25 @@ func (p *member) prunePaused() {
 			delete(p.paused, i)
 		}
 	}
+}
+
+// WithCommitOnClose makes an application that commits after processing
+// (CommitAfter) call commitSync() with its positions right before close(),
+// as the finally block of Kafka's usual poll loop does
+// (`try { consumer.commitSync(); } finally { consumer.close(); }`): with
+// WithCommitEvery(n), the batches processed since the last commit are then
+// committed, not repeated by the next owner. For the world or one member;
+// other commit modes ignore it (auto-commit commits in close() on its own,
+// transactional commits are in the transaction).
+func WithCommitOnClose() Option {
+	return Option{name: "WithCommitOnClose", apply: func(c *config) error { c.commitOnClose = true; return nil }}
+}
+
+// closeOffsets are the offsets close() commits on the application's behalf:
+// the positions with WithCommitOnClose.
+func (p *member) closeOffsets() []broker.PartitionOffset {
+	if !p.cfg.commitOnClose || p.cfg.commit != CommitAfter {
+		return nil
+	}
+	return p.dirtyOffsets(p.owned)
 }

@@ -2,6 +2,7 @@ package kgviz_test
 
 import (
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kgviz/kgviz/kgviz"
@@ -161,4 +162,35 @@ func ExampleWorld_Seek() {
 	fmt.Println("o0.0 processed", w.ProcessedCount()["o0.0"], "times")
 	// Output:
 	// o0.0 processed 2 times
+}
+
+// commitAsync in the loop (WithCommitEvery), commitSync before close():
+// what the next owner of the closed member's partitions (o2, p2) repeats
+// after a graceful restart. (C1's own uncommitted work, moved by the
+// rebalance, is the rebalance listener's to commit.)
+func TestCommitOnClose(t *testing.T) {
+	for _, protocol := range []kgviz.GroupProtocol{kgviz.Classic, kgviz.Consumer} {
+		for _, tc := range []struct {
+			name      string
+			opts      []kgviz.Option
+			wantTwice bool
+		}{
+			{"every 4th batch, nothing on close", []kgviz.Option{kgviz.WithCommitEvery(4)}, true},
+			{"every 4th batch, commitSync on close", []kgviz.Option{kgviz.WithCommitEvery(4), kgviz.WithCommitOnClose()}, false},
+		} {
+			t.Run(protocol.String()+"/"+tc.name, func(t *testing.T) {
+				w := kgviz.NewWorld(append(tc.opts, kgviz.WithGroupProtocol(protocol))...).Join("C1", "C2")
+				w.RunUntil(kgviz.Processed("C2", "p2.1")).Close("C2").RunFor(4).Restart("C2").RunUntil(kgviz.Quiet())
+				require.NoError(t, w.Err())
+				var twice []string
+				for _, r := range w.ProcessedTwice() {
+					if strings.HasPrefix(r, "o2.") || strings.HasPrefix(r, "p2.") {
+						twice = append(twice, r)
+					}
+				}
+				assert.Equal(t, tc.wantTwice, len(twice) > 0, "C2's records processed twice: %v", twice)
+				assert.Zero(t, w.Stats().Lost)
+			})
+		}
+	}
 }

@@ -465,6 +465,8 @@ func (p *member) cgClose() bool {
 		var offs []broker.PartitionOffset
 		if p.cfg.commit == AutoCommit {
 			offs = p.dirtyOffsets(p.owned)
+		} else {
+			offs = p.closeOffsets() // WithCommitOnClose
 		}
 		if len(p.owned) > 0 && !c.lost { // onPartitionsRevoked (onPartitionsLost when fenced)
 			mine, ok := p.listenerOffsets(p.owned)

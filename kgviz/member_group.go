@@ -487,6 +487,8 @@ func (p *member) classicClose() bool {
 		var offs []broker.PartitionOffset
 		if p.cfg.commit == AutoCommit && g.state == ClassicStable {
 			offs = p.dirtyOffsets(p.owned)
+		} else if g.state == ClassicStable {
+			offs = p.closeOffsets() // WithCommitOnClose
 		}
 		if len(p.owned) > 0 && g.state == ClassicStable { // onLeavePrepare: onPartitionsRevoked (onPartitionsLost during a rebalance)
 			mine, ok := p.listenerOffsets(p.owned)
