@@ -1,6 +1,7 @@
 package kgviz_test
 
 import (
+	"fmt"
 	"testing"
 
 	"github.com/kgviz/kgviz/kgviz"
@@ -159,4 +160,27 @@ func TestInstanceIDBadInput(t *testing.T) {
 		assert.Equal(t, now, w.Now())
 		assert.Equal(t, []string{"C1"}, w.Members())
 	}
+}
+
+// One configuration for every instance: "${env:HOSTNAME}" makes each
+// member's transactional.id its own; a literal one is shared, and the newer
+// instance fences the older (KIP-98).
+func ExampleWithTransactionalID() {
+	for _, id := range []string{"billing-${env:HOSTNAME}", "billing"} {
+		w := kgviz.NewWorld(kgviz.WithTransactionalID(id), kgviz.WithIsolation(kgviz.ReadCommitted))
+		w.AddMember("C1").RunUntil(kgviz.Stable()).RunFor(8).AddMember("C2").RunFor(30)
+		for _, m := range []string{"C1", "C2"} {
+			e, fenced := fatalErrorOf(w, m)
+			fmt.Printf("%s: %s running=%v fenced=%v", id, m, w.Running(m), fenced)
+			if fenced {
+				fmt.Print(" ", e.Exception)
+			}
+			fmt.Println()
+		}
+	}
+	// Output:
+	// billing-${env:HOSTNAME}: C1 running=true fenced=false
+	// billing-${env:HOSTNAME}: C2 running=true fenced=false
+	// billing: C1 running=false fenced=true ProducerFencedException
+	// billing: C2 running=true fenced=false
 }
