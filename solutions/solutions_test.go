@@ -620,6 +620,11 @@ func table() []exercise {
 				m["group.instance.id"] = "billing"
 				return m
 			}),
+			"a transaction timeout just below the slow record": (func(s, d int) map[string]string {
+				m := sol14_pipeline(s, d)
+				m["transaction.timeout.ms"] = fmt.Sprint(s - 1)
+				return m
+			}),
 			"the default transaction timeout (30) under slow records up to 40": (func(s, d int) map[string]string {
 				m := sol14_pipeline(s, d)
 				delete(m, "transaction.timeout.ms")
