@@ -95,7 +95,7 @@ def test_report_command(opener):
     """The report command writes an offline page whose charts all draw."""
     demos = subprocess.run(["go", "run", "./cmd/kgviz", "report", "-list"], cwd=ROOT, capture_output=True, text=True)
     assert demos.returncode == 0, demos.stdout + demos.stderr
-    names = demos.stdout.split()
+    names = [line.split()[1] for line in demos.stdout.splitlines() if line.strip()]  # "2   range   Demo 2: ..."
     assert names, "no demos"
     for demo in names[:3]:
         path = OUT / ("report-%s.html" % demo)
