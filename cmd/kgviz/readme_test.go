@@ -295,7 +295,7 @@ func commandTexts(text string) []codeText {
 }
 
 var (
-	makeCommand  = regexp.MustCompile("(?:^|[\\s`(])make ([a-z][a-z0-9-]*)")
+	makeCommand = regexp.MustCompile("(?:^|[\\s`(])make ([a-z][a-z0-9-]*)")
 	// go run ./cmd/kgviz SUB ..., or kgviz SUB ... at the start of a command (after VAR=value assignments).
 	kgvizCommand = regexp.MustCompile(`(?:go run \./cmd/kgviz|^\s*(?:[A-Z_]+=\S+\s+)*kgviz) ([a-z][a-z0-9-]*)((?: +[^ ]+)*)`)
 )
