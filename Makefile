@@ -16,6 +16,7 @@
 #   make bench           go benchmarks (BENCH=regexp, BENCHTIME=1s, COUNT=1)
 #   make bench-grade     kgviz grade on a class of 30 x 12 notebooks (minutes)
 #   make lock-python     regenerate tools/requirements-image.txt and tools/requirements.txt (for Python 3.11.2)
+#   make clean-caches    remove kgviz's caches outside the work tree (~/.cache/kgviz, ~/.cache/kgviz-grade, /var/tmp/kgviz-image)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -40,7 +41,7 @@ KAFKA_ONLY  ?= .*
 KAFKA_FLAGS ?=
 TEST_TARGETS := test-go test-grader test-differential test-kafka test-notebooks test-browser test-docker test-image
 
-.PHONY: help setup need-setup lab test $(TEST_TARGETS) record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean
+.PHONY: help setup need-setup lab test $(TEST_TARGETS) record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -175,3 +176,7 @@ lock-python:
 
 clean:
 	rm -rf build
+
+# kgviz's own caches outside the work tree, nothing else (scripts/clean-caches.sh says what it removes and frees).
+clean-caches:
+	@bash scripts/clean-caches.sh
