@@ -134,12 +134,13 @@ fuzz-long:
 bench:
 	go test ./... -run='^$$' -bench='$(BENCH)' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT)
 
-# The nbrun self-tests (tools/test_nbrun.py), the smoke notebook (run from build/, one level below the
-# repo root like notebooks/), then every notebook of the course folders, each checked by --expect auto:
-# solutions/ -> every graded check passes; notebooks/, exercises/ -> untouched: every graded check fails.
+# The nbrun self-tests (tools/test_nbrun.py), the kernel's quiet log (tools/test_kernel_log.py), the smoke
+# notebook (run from build/, one level below the repo root like notebooks/), then every notebook of the course
+# folders, each checked by --expect auto: solutions/ -> every graded check passes; notebooks/, exercises/ ->
+# untouched: every graded check fails.
 test-notebooks: need-setup
 	@mkdir -p build
-	$(PYTEST) -q tools/test_nbrun.py tools/test_nbgrader.py
+	$(PYTEST) -q tools/test_nbrun.py tools/test_nbgrader.py tools/test_kernel_log.py
 	$(VENV_PY) tools/nbrun.py --cwd build --json build/executed/smoke-report.json $(NBRUN_FLAGS) tools/testdata/smoke.ipynb
 	@nbs="$$(ls notebooks/*.ipynb exercises/*.ipynb solutions/*.ipynb 2>/dev/null || true)"; \
 	if [ -z "$$nbs" ]; then echo "test-notebooks: no notebooks/, exercises/ or solutions/ notebooks yet"; \
