@@ -101,7 +101,7 @@ fi
 # 2. Python venv with pinned tools.
 REQS=tools/requirements.txt
 [[ "$PROFILE" == image ]] && REQS=tools/requirements-image.txt
-step_begin "2/5 python venv (.venv) from $REQS: 1-4 min the first time (pip, ~430 MB), seconds after"
+step_begin "2/5 python venv (.venv) from $REQS: 1-4 min the first time (pip, ~430 MB; up to 9 min on a busy machine), seconds after"
 PYTHON="${PYTHON:-python3}"
 command -v "$PYTHON" >/dev/null 2>&1 || die "$PYTHON not found (need CPython >= 3.10 with the venv module)"
 VENV="$ROOT/.venv"
@@ -122,7 +122,7 @@ else
 		rm -rf "$VENV"
 		"$PYTHON" -m venv "$VENV" || die "'$PYTHON -m venv' failed (on Debian: apt-get install python3-venv)"
 	fi
-	long "pip install -r $REQS ($(grep -c '==' "$REQS") pinned packages)" "1-4 min on 2 cores" \
+	long "pip install -r $REQS ($(grep -c '==' "$REQS") pinned packages)" "1-4 min on 2 cores, up to 9 when busy" \
 		"$VPY" -m pip install --disable-pip-version-check --no-input -q -r "$REQS"
 	"$VPY" -m pip check >/dev/null || { "$VPY" -m pip check; die "pip check failed"; }
 	echo "$want" >"$VENV/.kgviz-stamp"
@@ -262,7 +262,7 @@ step_end "kernel" "gonb -> ${KDIR#"$ROOT"/} (--go_work=$ROOT)"
 # ---------------------------------------------------------------------------------------------------------
 # 5. Go module cache + build cache warm-up. Compile problems here are reported, not fatal: setup's job is
 # the environment; `make test-go` is where the code is judged.
-step_begin "5/5 go caches (mod download, build, test compile): 3-5 min the first time on 2 cores, 10-30 s after"
+step_begin "5/5 go caches (mod download, build, test compile): 3-5 min the first time on 2 cores (up to 10 when busy), 10-30 s after"
 if [[ "${KGVIZ_SKIP_WARM:-0}" == 1 ]]; then
 	step_end "go warm" "skipped (KGVIZ_SKIP_WARM=1)"
 elif [[ "$PROFILE" == image ]]; then

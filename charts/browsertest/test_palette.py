@@ -19,14 +19,16 @@ RANGE_BLUE, COOP_ORANGE = "#0072B2", "#E69F00"
 # For every chart: its legend entries with the colour ECharts drew each one's series in.
 LEGEND_JS = """() => Array.from(document.querySelectorAll('.kgviz [_echarts_instance_]')).map(box => {
   const inst = echarts.getInstanceByDom(box), model = inst.getModel(), opt = inst.getOption();
-  const names = [];
-  (opt.legend || []).forEach(l => (l.data || []).forEach(d => names.push(typeof d === 'string' ? d : d.name)));
-  const entries = names.map(n => {
-    const s = model.getSeriesByName(n)[0];
-    if (!s) return {name: n, color: null};
+  const items = [];
+  (opt.legend || []).forEach(l => (l.data || []).forEach(d => items.push(typeof d === 'string' ? {name: d} : d)));
+  const entries = items.map(d => {
+    const s = model.getSeriesByName(d.name)[0];
+    if (!s) return {name: d.name, color: null};
     const st = s.getData().getVisual('style') || {};
-    const c = s.type === 'series.line' ? st.stroke : st.fill;
-    return {name: n, color: (c || s.getData().getVisual('color') || '').toString().toUpperCase()};
+    // An outlined swatch (white, a 2 px border: "seen twice by the reader") is told apart by its border.
+    const outline = d.itemStyle && d.itemStyle.borderWidth >= 2 ? d.itemStyle.borderColor : null;
+    const c = outline || st.fill || st.stroke;
+    return {name: d.name, color: (c || '').toString().toUpperCase()};
   });
   return {id: box.closest('.kgviz').id, kind: Array.from(box.closest('.kgviz').classList).find(c => c.startsWith('kgviz-')), entries};
 })"""
