@@ -41,7 +41,7 @@ ENV PATH=${KGVIZ_REPO}/.venv/bin:${KGVIZ_REPO}/.bin:${GOPATH}/bin:/usr/local/go/
 # The one setup path (scripts/setup.sh, image profile), in two layers. First what depends only on the locks and
 # go.mod: the venv from tools/requirements-image.txt, gonb/goimports (go.mod) and gopls (tools/gopls/go.mod), built
 # with throw-away Go caches. A change anywhere else in the repo reuses this layer.
-COPY --chown=${NB_UID}:${NB_UID} scripts/setup.sh ${KGVIZ_REPO}/scripts/
+COPY --chown=${NB_UID}:${NB_UID} scripts/setup.sh scripts/progress.sh ${KGVIZ_REPO}/scripts/
 COPY --chown=${NB_UID}:${NB_UID} go.mod go.sum ${KGVIZ_REPO}/
 COPY --chown=${NB_UID}:${NB_UID} tools/requirements-image.txt ${KGVIZ_REPO}/tools/
 COPY --chown=${NB_UID}:${NB_UID} tools/gopls/go.mod tools/gopls/go.sum ${KGVIZ_REPO}/tools/gopls/

@@ -16,6 +16,7 @@
 #   make bench           go benchmarks (BENCH=regexp, BENCHTIME=1s, COUNT=1)
 #   make bench-grade     kgviz grade on a class of 30 x 12 notebooks (minutes)
 #   make lock-python     regenerate tools/requirements-image.txt and tools/requirements.txt (for Python 3.11.2)
+#   make clean-caches    remove kgviz's caches outside the work tree (~/.cache/kgviz, ~/.cache/kgviz-grade, /var/tmp/kgviz-image)
 SHELL := /bin/bash
 .SHELLFLAGS := -eu -o pipefail -c
 .DEFAULT_GOAL := help
@@ -40,7 +41,7 @@ KAFKA_ONLY  ?= .*
 KAFKA_FLAGS ?=
 TEST_TARGETS := test-go test-grader test-differential test-kafka test-notebooks test-browser test-docker test-image
 
-.PHONY: help setup need-setup lab test $(TEST_TARGETS) record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean
+.PHONY: help setup need-setup lab test $(TEST_TARGETS) record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -133,12 +134,13 @@ fuzz-long:
 bench:
 	go test ./... -run='^$$' -bench='$(BENCH)' -benchmem -benchtime=$(BENCHTIME) -count=$(COUNT)
 
-# The nbrun self-tests (tools/test_nbrun.py), the smoke notebook (run from build/, one level below the
-# repo root like notebooks/), then every notebook of the course folders, each checked by --expect auto:
-# solutions/ -> every graded check passes; notebooks/, exercises/ -> untouched: every graded check fails.
+# The nbrun self-tests (tools/test_nbrun.py), the kernel's quiet log (tools/test_kernel_log.py), the smoke
+# notebook (run from build/, one level below the repo root like notebooks/), then every notebook of the course
+# folders, each checked by --expect auto: solutions/ -> every graded check passes; notebooks/, exercises/ ->
+# untouched: every graded check fails.
 test-notebooks: need-setup
 	@mkdir -p build
-	$(PYTEST) -q tools/test_nbrun.py tools/test_nbgrader.py
+	$(PYTEST) -q tools/test_nbrun.py tools/test_nbgrader.py tools/test_kernel_log.py
 	$(VENV_PY) tools/nbrun.py --cwd build --json build/executed/smoke-report.json $(NBRUN_FLAGS) tools/testdata/smoke.ipynb
 	@nbs="$$(ls notebooks/*.ipynb exercises/*.ipynb solutions/*.ipynb 2>/dev/null || true)"; \
 	if [ -z "$$nbs" ]; then echo "test-notebooks: no notebooks/, exercises/ or solutions/ notebooks yet"; \
@@ -175,3 +177,7 @@ lock-python:
 
 clean:
 	rm -rf build
+
+# kgviz's own caches outside the work tree, nothing else (scripts/clean-caches.sh says what it removes and frees).
+clean-caches:
+	@bash scripts/clean-caches.sh

@@ -9,8 +9,9 @@
 //     the member's application thread does tick by tick, zombie periods,
 //     crashes, restarts, new generations, configuration changes.
 //   - Sequence: lanes C1, B1, C2, ... with one arrow per request and
-//     response; Families and Ticks filter it; the live chart starts on the
-//     whole run and zooms.
+//     response; Families and Ticks filter it; the live chart shows the
+//     whole run, or a long run's first ticks at a readable scale with a
+//     slider for the rest.
 //   - Heatmap: partitions × ticks, coloured by owner, paused cells hatched,
 //     partitions an assignor left unassigned cross-hatched.
 //   - TopicLog: the cells of invoices-0 (or any log), their transactional
@@ -131,7 +132,9 @@
 // start a comment), SVG (XML escaping), and tooltips built in the browser
 // (escaped again before they become HTML). A name can never become a
 // function: only the exact strings "__f__NAME__f__" with NAME one of the
-// view's functions are replaced. Colours follow the Okabe–Ito palette,
+// view's functions are replaced. Colours follow the Okabe–Ito palette and
+// one map (palette.go: an activity, a group state, a mark, a world's
+// assignor has one colour in every chart; no legend shows one twice),
 // never carry meaning alone (labels, dashes, legends, hatching), and every
 // chart has a title, axis names in Kafka's words and an ECharts aria
 // description that also serves as the picture's alt text.

@@ -225,8 +225,9 @@ func TestOptionShape(t *testing.T) {
 		t.Error("timeline: go-echarts' series tooltip or item style lost")
 	}
 	seq := optionOf(t, Sequence(w))
-	if at(t, seq, "dataZoom", 0, "startValue") != float64(0) || at(t, seq, "dataZoom", 0, "endValue") != float64(w.Now()+1) {
-		t.Error("sequence: the zoom does not start on the whole run")
+	sm := newSequence(w, newConfig(nil))
+	if at(t, seq, "dataZoom", 0, "startValue") != float64(sm.winFrom) || at(t, seq, "dataZoom", 0, "endValue") != float64(sm.winTo) {
+		t.Error("sequence: the zoom does not start on the model's window")
 	}
 	if at(t, seq, "series", 0, "silent") != true {
 		t.Error("sequence: lifelines not silent")

@@ -201,10 +201,10 @@ var markStyle = [...]struct {
 	dashed bool
 	legend string
 }{
-	markGeneration: {"#222222", true, "new generation"},
-	markConfig:     {colBlue, true, "configuration change"},
-	markIncomplete: {colVermilion, true, "incomplete assignment"},
-	markStop:       {colVermilion, false, "the world stopped"},
+	markGeneration: {palette["mark/generation"], true, "new generation"},
+	markConfig:     {palette["mark/config"], true, "configuration change"},
+	markIncomplete: {palette["mark/incomplete"], true, "incomplete assignment"},
+	markStop:       {palette["mark/stop"], false, "the world stopped"},
 }
 
 // timeMarks lists the marks of a world within ticks [from, to]: new

@@ -1,6 +1,9 @@
 package charts
 
-import "github.com/kgviz/kgviz/kgviz"
+import (
+	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+)
 
 // Okabe–Ito colours (Okabe & Ito, "Color Universal Design", 2008), safe for
 // the common forms of colour blindness. Views add greys and one tint where
@@ -28,6 +31,71 @@ var okabeIto = []string{colBlue, colOrange, colGreen, colPurple, colSkyBlue, col
 // memberColor returns the colour of the i-th member.
 func memberColor(i int) string { return okabeIto[i%len(okabeIto)] }
 
+// palette is what every colour means, in every chart (and so in every
+// notebook and report): a member activity, a group state, a kind of mark, an
+// API family, a kind of world compared. Views take their colours from here;
+// TestPalette checks that a chart's legend never shows one colour twice and
+// that a world keeps its colour whatever its place among those compared.
+//
+// A group state is the tint of the member activity that goes with it
+// (PreparingRebalance: members joining, orange; CompletingRebalance: syncing,
+// yellow; Stable: committing and working, green), so that the coordinator's
+// lane reads like the members' without sharing their legend entries.
+var palette = map[string]string{
+	// Member activities (timeline): what the application thread does.
+	"activity/" + string(kgviz.ActivityStarting):    "#BBBBBB",
+	"activity/" + string(kgviz.ActivityJoining):     colOrange,
+	"activity/" + string(kgviz.ActivitySyncing):     colYellow,
+	"activity/" + string(kgviz.ActivityOffsetFetch): colPurple,
+	"activity/" + string(kgviz.ActivityFetching):    colSkyBlue,
+	"activity/" + string(kgviz.ActivityProcessing):  colBlue,
+	"activity/" + string(kgviz.ActivityProducing):   colBlueTint,
+	"activity/" + string(kgviz.ActivityCommitting):  colGreen,
+	"activity/" + string(kgviz.ActivityRevoking):    "#8C3B00", // a dark colVermilion: colVermilion is for moments (crash, errors)
+	"activity/" + string(kgviz.ActivityIdle):        "#F2F2F2",
+	"activity/" + string(kgviz.ActivityDead):        colBlack,
+	// Group states (the coordinator's lane), classic and KIP-848
+	// (ConsumerGroup.ConsumerGroupState): tints of the activities above.
+	"group/" + string(kafka.GroupEmpty):               "#FFFFFF",
+	"group/" + string(kafka.GroupPreparingRebalance):  "#F5CF80", // colOrange at 50 %
+	"group/" + string(kafka.GroupCompletingRebalance): "#F8F2A1", // colYellow at 50 %
+	"group/" + string(kafka.GroupStable):              "#80CFB9", // colGreen at 50 %
+	"group/" + string(kafka.GroupAssigning):           "#E6BCD3", // colPurple at 50 %: the target assignment is computed
+	"group/" + string(kafka.GroupReconciling):         "#C4E3F6", // colSkyBlue at 35 %: members move to the target
+	"group/" + string(kafka.GroupDead):                "#5A5A5A",
+	// Marks on the timeline.
+	"zombie":  "#7A3D63", // a dark colPurple: the strip under a zombie's lane
+	"moments": colVermilion,
+	// Time marks (timeline, heatmap, sequence).
+	"mark/generation": "#222222",
+	"mark/config":     "#004C77", // a dark colBlue
+	"mark/incomplete": "#B07800", // a dark colOrange: a warning
+	"mark/stop":       "#B2182B", // crimson: the world stopped on an error
+	// API families (sequence diagram).
+	"family/" + kgviz.FamilyGroup:        colBlue,
+	"family/" + kgviz.FamilyOffsets:      colGreen,
+	"family/" + kgviz.FamilyFetch:        colGrey,
+	"family/" + kgviz.FamilyProduce:      colSkyBlue,
+	"family/" + kgviz.FamilyTransactions: colPurple,
+	// Worlds compared (pause meter): by assignor, as notebook 00 shows them
+	// (range blue, cooperative-sticky orange); other worlds take the first
+	// Okabe–Ito colour still free.
+	"world/range":              colBlue,
+	"world/cooperative-sticky": colOrange,
+	"world/uniform":            colGreen,
+	"world/sticky":             colPurple,
+	"world/roundrobin":         colSkyBlue,
+}
+
+// color returns the palette's colour of a meaning ("activity/joining"), or
+// colGrey for one it does not know (an assignor's own state name, say).
+func color(meaning string) string {
+	if c, ok := palette[meaning]; ok {
+		return c
+	}
+	return colGrey
+}
+
 // activity is a lane state of the timeline: a member activity or a
 // coordinator group state.
 type activity struct {
@@ -36,26 +104,62 @@ type activity struct {
 	dark  bool // white label text
 }
 
-// activities lists the member activities, in legend order.
-var activities = []activity{
-	{string(kgviz.ActivityStarting), "#BBBBBB", false},
-	{string(kgviz.ActivityJoining), colOrange, false},
-	{string(kgviz.ActivitySyncing), colYellow, false},
-	{string(kgviz.ActivityOffsetFetch), colPurple, false},
-	{string(kgviz.ActivityFetching), colSkyBlue, false},
-	{string(kgviz.ActivityProcessing), colBlue, true},
-	{string(kgviz.ActivityProducing), colBlueTint, false},
-	{string(kgviz.ActivityCommitting), colGreen, true},
-	{string(kgviz.ActivityRevoking), colVermilion, true},
-	{string(kgviz.ActivityIdle), "#F2F2F2", false},
-	{string(kgviz.ActivityDead), colBlack, true},
+func act(kind, name string, dark bool) activity {
+	return activity{name, color(kind + "/" + name), dark}
 }
 
-// groupStates lists the coordinator's group states (Kafka's GroupState names).
+// activities lists the member activities, in legend order.
+var activities = []activity{
+	act("activity", string(kgviz.ActivityStarting), false),
+	act("activity", string(kgviz.ActivityJoining), false),
+	act("activity", string(kgviz.ActivitySyncing), false),
+	act("activity", string(kgviz.ActivityOffsetFetch), false),
+	act("activity", string(kgviz.ActivityFetching), false),
+	act("activity", string(kgviz.ActivityProcessing), true),
+	act("activity", string(kgviz.ActivityProducing), false),
+	act("activity", string(kgviz.ActivityCommitting), true),
+	act("activity", string(kgviz.ActivityRevoking), true),
+	act("activity", string(kgviz.ActivityIdle), false),
+	act("activity", string(kgviz.ActivityDead), true),
+}
+
+// groupStates lists the coordinator's group states (Kafka's GroupState names),
+// classic then KIP-848's.
 var groupStates = []activity{
-	{"Empty", "#F2F2F2", false},
-	{"PreparingRebalance", colOrange, false},
-	{"CompletingRebalance", colYellow, false},
-	{"Stable", colGreen, true},
-	{"Dead", colBlack, true},
+	act("group", string(kafka.GroupEmpty), false),
+	act("group", string(kafka.GroupPreparingRebalance), false),
+	act("group", string(kafka.GroupCompletingRebalance), false),
+	act("group", string(kafka.GroupAssigning), false),
+	act("group", string(kafka.GroupReconciling), false),
+	act("group", string(kafka.GroupStable), false),
+	act("group", string(kafka.GroupDead), true),
+}
+
+// worldColors gives each compared world its colour: the colour of its
+// assignor when the palette has one and no world before took it, else the
+// first Okabe–Ito colour no world took. So range is blue and
+// cooperative-sticky orange whichever comes first (notebook 00, the
+// reports), and no two worlds share a colour (up to eight).
+func worldColors(assignors []string) []string {
+	out := make([]string, len(assignors))
+	taken := map[string]bool{}
+	for i, a := range assignors {
+		if c, ok := palette["world/"+a]; ok && !taken[c] {
+			out[i], taken[c] = c, true
+		}
+	}
+	for i := range assignors {
+		if out[i] != "" {
+			continue
+		}
+		out[i] = memberColor(i)
+		for _, c := range okabeIto {
+			if !taken[c] {
+				out[i] = c
+				break
+			}
+		}
+		taken[out[i]] = true
+	}
+	return out
 }

@@ -30,6 +30,7 @@ type pauseModel struct {
 
 type pauseWorld struct {
 	name  string // with its total, as the legend shows it
+	color string // by its assignor (worldColors)
 	cum   []int  // the meter at every tick 0..maxNow
 	total int
 }
@@ -42,6 +43,11 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 	var totals []string
 	var notes []note
 	var stops []string
+	var assignors []string
+	for _, s := range srcs {
+		assignors = append(assignors, fold.Of(s).Assignor())
+	}
+	colors := worldColors(assignors)
 	for i, s := range srcs {
 		f := fold.Of(s)
 		cum, _ := f.PauseSeries(s.Now())
@@ -54,7 +60,7 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 		}
 		name := sourceName(s, i)
 		total := cum[len(cum)-1]
-		m.worlds = append(m.worlds, pauseWorld{fmt.Sprintf("%s (%d)", name, total), cum, total})
+		m.worlds = append(m.worlds, pauseWorld{fmt.Sprintf("%s (%d)", name, total), colors[i], cum, total})
 		totals = append(totals, fmt.Sprintf("%s %d", name, total))
 		notes = append(notes, stopNote(f, name)...)
 		if st, ok := f.Stop(); ok {
@@ -73,7 +79,7 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 		if i%2 == 1 {
 			st = swatchDash
 		}
-		legend = append(legend, legendItem{w.name, memberColor(i), st})
+		legend = append(legend, legendItem{w.name, w.color, st})
 	}
 	width := cfg.widthOr(defaultWidth)
 	m.fr = newFrame("pausemeter", title, sub, desc, width, legend, notes)

@@ -16,8 +16,8 @@ func (m *pauseModel) echarts() (goChart, *ext) {
 		xs = append(xs, itoa(t))
 	}
 	colors := []string{}
-	for i := range m.worlds {
-		colors = append(colors, memberColor(i))
+	for _, w := range m.worlds {
+		colors = append(colors, w.color)
 	}
 	global := frameOptions(fr, x)
 	global = append(global,

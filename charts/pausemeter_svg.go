@@ -30,7 +30,7 @@ func (m *pauseModel) svg() string {
 		if lineType(i) == "dashed" {
 			dash = ` stroke-dasharray="6 4"`
 		}
-		s.raw(`<path d="` + b.String() + `" fill="none" stroke="` + memberColor(i) + `" stroke-width="2.5"` + dash + `/>`)
+		s.raw(`<path d="` + b.String() + `" fill="none" stroke="` + w.color + `" stroke-width="2.5"` + dash + `/>`)
 	}
 	s.drawEmpty(fr)
 	return s.end()

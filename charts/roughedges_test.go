@@ -90,29 +90,48 @@ func TestSequenceLabelsOfTheDemos(t *testing.T) {
 // By default the live sequence diagram shows the whole run (it showed the
 // first ~35 of 140+ ticks), and a run short enough shows at the picture's
 // scale, every label readable; long runs zoom with a labelled slider.
-func TestSequenceShowsWholeRun(t *testing.T) {
-	for _, n := range []string{"fencing", "commit-after", "rebalance"} {
+// A sequence diagram opens readable: the whole run when it fits at the
+// picture's scale (18 px per tick, where labels were placed), else its first
+// ticks at that scale (the full run of Demo 12 at 7 px per tick overlapped
+// its arrows from tick 40 on), with the axis and the slider spanning the run.
+func TestSequenceOpensReadable(t *testing.T) {
+	for _, n := range []string{"fencing", "commit-after", "rebalance", "transactions"} {
 		w := world(t, n)
 		c := Sequence(w)
 		o := optionOf(t, c)
+		m := newSequence(w, newConfig(nil))
 		last := float64(w.Now() + 1)
-		for i := 0; i < 2; i++ {
-			if at(t, o, "dataZoom", i, "startValue") != float64(0) || at(t, o, "dataZoom", i, "endValue") != last {
-				t.Errorf("%s: dataZoom %d does not show ticks 0–%v", n, i, last)
-			}
-		}
 		if at(t, o, "yAxis", 0, "min") != float64(0) || at(t, o, "yAxis", 0, "max") != last {
 			t.Errorf("%s: the tick axis does not span the run", n)
+		}
+		for i := 0; i < 2; i++ {
+			if at(t, o, "dataZoom", i, "startValue") != float64(0) || at(t, o, "dataZoom", i, "endValue") != float64(m.winTo) {
+				t.Errorf("%s: dataZoom %d does not open on ticks 0–%d", n, i, m.winTo)
+			}
 		}
 		if at(t, o, "dataZoom", 0, "labelFormatter") != "tick {value}" || at(t, o, "toolbox", "feature", "restore", "title") == "" {
 			t.Errorf("%s: no readable zoom", n)
 		}
-		m := newSequence(w, newConfig(nil))
 		if c.height > seqMaxLiveH || c.height != m.fr.liveHeight {
 			t.Errorf("%s: live chart %d px high", n, c.height)
 		}
-		if w.Now() < 45 && m.liveTick != m.pxTick {
-			t.Errorf("%s: a short run is shown at %.1f px per tick, not the picture's %.0f", n, m.liveTick, m.pxTick)
+		if m.liveTick != m.pxTick {
+			t.Errorf("%s: opens at %.1f px per tick, not the picture's %.0f", n, m.liveTick, m.pxTick)
+		}
+		whole := m.fr.plot.y0+float64(w.Now()+1)*m.pxTick+seqBottom <= seqMaxLiveH
+		switch {
+		case whole && m.winTo != w.Now()+1:
+			t.Errorf("%s: a run that fits opens on ticks 0–%d of %d", n, m.winTo, w.Now()+1)
+		case !whole && (m.winTo < seqMinWindow || m.winTo >= w.Now()+1 || float64(c.height) < seqMaxLiveH-m.pxTick-1):
+			t.Errorf("%s: a long run opens on ticks 0–%d in %d px", n, m.winTo, c.height)
+		case !whole && !strings.Contains(m.fr.sub, fmt.Sprintf("opens on ticks 0–%d", m.winTo)):
+			t.Errorf("%s: the subtitle does not say where the live chart opens: %s", n, m.fr.sub)
+		}
+		if n == "rebalance" && !whole {
+			t.Errorf("rebalance (%d ticks) should fit whole", w.Now())
+		}
+		if n == "fencing" && whole {
+			t.Errorf("fencing (%d ticks) should be long", w.Now())
 		}
 	}
 }

@@ -11,11 +11,11 @@ import (
 
 // families in legend order, with their colours.
 var familyOrder = []struct{ name, color, label string }{
-	{kgviz.FamilyGroup, colBlue, "group (JoinGroup, SyncGroup, …)"},
-	{kgviz.FamilyOffsets, colGreen, "offsets (OffsetCommit, OffsetFetch)"},
-	{kgviz.FamilyFetch, colGrey, "fetch"},
-	{kgviz.FamilyProduce, colSkyBlue, "produce"},
-	{kgviz.FamilyTransactions, colPurple, "transactions"},
+	{kgviz.FamilyGroup, palette["family/"+kgviz.FamilyGroup], "group (JoinGroup, SyncGroup, …)"},
+	{kgviz.FamilyOffsets, palette["family/"+kgviz.FamilyOffsets], "offsets (OffsetCommit, OffsetFetch)"},
+	{kgviz.FamilyFetch, palette["family/"+kgviz.FamilyFetch], "fetch"},
+	{kgviz.FamilyProduce, palette["family/"+kgviz.FamilyProduce], "produce"},
+	{kgviz.FamilyTransactions, palette["family/"+kgviz.FamilyTransactions], "transactions"},
 }
 
 // Sequence draws the requests and responses between the members and the
@@ -24,9 +24,11 @@ var familyOrder = []struct{ name, color, label string }{
 // with the API, the generation and, in red, the error code; lost messages
 // end in a ✕; configuration changes and a stop are marked. Labels never
 // overlap: each gets a place along its arrow where it is free, or only the
-// tooltip names it. The live chart shows the whole run; zoom in with the
-// slider, ctrl + mouse wheel or the toolbox for labels hidden at the
-// overview's scale. Options: Families (API families to show), Ticks, Title,
+// tooltip names it. The live chart shows the whole run when it fits in about
+// 1100 px at the picture's scale (18 px per tick); a longer run opens on its
+// first ticks at that scale, and the slider on the right (drag it, or its
+// ends) or ctrl + mouse wheel reach the rest. The static picture shows
+// everything. Options: Families (API families to show), Ticks, Title,
 // Size, ID.
 func Sequence(src Source, opts ...Option) *Chart {
 	cfg := newConfig(opts)
@@ -47,7 +49,10 @@ type seqModel struct {
 	markLabels []seqLabel // the marks' labels (arrow: -1 - the mark's index)
 	texts      strTable
 	pxTick     float64 // the picture's scale
-	liveTick   float64 // the live chart's scale when it shows everything
+	liveTick   float64 // the live chart's scale when it opens
+	// winFrom, winTo: the ticks the live chart opens on (the whole run, or
+	// its first ticks at the picture's scale when the run is long).
+	winFrom, winTo int
 }
 
 type seqArrow struct {
@@ -91,6 +96,9 @@ const (
 	seqLabelPad = 8.0  // room left and right of a label's text
 	seqMaxLiveH = 1100 // the live chart shows everything within this height
 	seqMinLive  = 3.0  // ... unless that needs fewer px per tick
+	// seqMinWindow: a live chart shorter than this many ticks at the
+	// picture's scale shows the whole run instead, squeezed.
+	seqMinWindow = 12
 )
 
 // labelSlots are the places tried for a label along its arrow, in order.
@@ -206,19 +214,30 @@ func newSequence(src Source, cfg *config) *seqModel {
 		m.fr.plot.y1 = y0 + 8*m.pxTick
 		m.fr.height = int(m.fr.plot.y1 + seqBottom)
 	}
-	// The live chart: everything at once, at most seqMaxLiveH high (more
-	// only for very long runs), unless Size says otherwise.
+	// The live chart, at most seqMaxLiveH high (or as Size says): the whole
+	// run if it fits at the picture's scale, where every label was placed
+	// without overlaps; else it opens on the first ticks that fit at that
+	// scale, and the slider (or the mouse wheel with ctrl) reaches the rest.
 	avail := float64(seqMaxLiveH) - y0 - seqBottom
-	m.liveTick = math.Min(m.pxTick, math.Max(seqMinLive, avail/float64(max(1, m.last-from))))
-	m.fr.liveHeight = int(math.Ceil(y0 + m.liveTick*float64(m.last-from) + seqBottom))
+	if cfg.height > 0 {
+		avail = float64(cfg.height) - y0 - seqBottom
+	}
+	m.winFrom, m.winTo = from, m.last
+	if fit := int(avail / m.pxTick); len(m.arrows) > 0 && m.last-from > fit && fit >= seqMinWindow {
+		m.winTo = from + fit
+	}
+	m.liveTick = math.Min(m.pxTick, math.Max(seqMinLive, avail/float64(max(1, m.winTo-m.winFrom))))
+	m.fr.liveHeight = int(math.Ceil(y0 + m.liveTick*float64(m.winTo-m.winFrom) + seqBottom))
 	if len(m.arrows) == 0 {
 		m.fr.liveHeight = m.fr.height
 	}
 	if cfg.height > 0 {
 		m.fr.liveHeight = cfg.height
-		m.liveTick = (float64(cfg.height) - y0 - seqBottom) / float64(max(1, m.last-from))
 	}
 	m.layoutLabels()
+	if m.winTo < m.last {
+		m.fr.sub += fmt.Sprintf(" · opens on ticks %d–%d: the slider shows the rest", m.winFrom, m.winTo)
+	}
 	if m.hidden > 0 {
 		m.fr.sub += fmt.Sprintf(" · %s without room: hover the arrows", plural(m.hidden, "label"))
 	}

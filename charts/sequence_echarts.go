@@ -8,7 +8,8 @@ import (
 // echarts renders the sequence diagram as go-echarts custom series: the
 // lifelines, one series per API family (js/sequence.js F.arrow: line, head,
 // label) and the marks (F.hmark), over the lanes (x) and the ticks (y,
-// going down), with a zoom on ticks that starts on the whole run.
+// going down), with a zoom on ticks that opens on the model's window
+// (winFrom–winTo: the whole run, or the first ticks of a long one).
 func (m *seqModel) echarts() (goChart, *ext) {
 	x := &ext{Series: map[int]seriesExt{}}
 	fr := m.fr
@@ -26,12 +27,12 @@ func (m *seqModel) echarts() (goChart, *ext) {
 			opts.DataZoom{Type: "slider", YAxisIndex: 0, FilterMode: "none", LabelFormatter: "tick {value}"},
 			opts.DataZoom{Type: "inside", YAxisIndex: 0, FilterMode: "none"}),
 		gecharts.WithToolboxOpts(opts.Toolbox{Show: opts.Bool(true), Right: "10", Top: "4", Feature: &opts.ToolBoxFeature{
-			Restore:     &opts.ToolBoxFeatureRestore{Show: opts.Bool(true), Title: "show the whole run"},
+			Restore:     &opts.ToolBoxFeatureRestore{Show: opts.Bool(true), Title: "back to the opening view"},
 			SaveAsImage: &opts.ToolBoxFeatureSaveAsImage{Show: opts.Bool(true), Title: "save as PNG", Name: "kgviz-sequence"},
 		}}),
 	)
 	c.SetGlobalOptions(global...)
-	from, last := m.from, m.last
+	from, last := m.winFrom, m.winTo
 	x.DataZoom = []dataZoomExt{
 		{StartValue: &from, EndValue: &last, MinValueSpan: 4, Right: 6, Width: 22, ShowDetail: ptr(true), BrushSelect: ptr(false)},
 		{StartValue: &from, EndValue: &last, MinValueSpan: 4, ZoomOnMouseWheel: "ctrl", MoveOnMouseWheel: ptr(false)},

@@ -190,10 +190,10 @@ func newTimeline(src Source, cfg *config) *timelineModel {
 		legend = append(legend, legendItem{s.name, s.color, swatchFill})
 	}
 	if len(m.zombies) > 0 {
-		legend = append(legend, legendItem{tlZombieLegend, colPurple, swatchFill})
+		legend = append(legend, legendItem{tlZombieLegend, palette["zombie"], swatchFill})
 	}
 	if len(m.marks) > 0 {
-		legend = append(legend, legendItem{tlMarkLegend, colVermilion, swatchFill})
+		legend = append(legend, legendItem{tlMarkLegend, palette["moments"], swatchFill})
 	}
 	legend = markLegend(legend, m.time)
 	desc := timelineDesc(tl.Lanes, f.Generations(), m.marks, m.time, from, to) + stopDesc(f)

@@ -1,6 +1,8 @@
 package charts
 
 import (
+	"math"
+
 	gecharts "github.com/go-echarts/go-echarts/v2/charts"
 	"github.com/go-echarts/go-echarts/v2/opts"
 )
@@ -44,7 +46,9 @@ func (m *timelineModel) echarts() (goChart, *ext) {
 	for _, s := range m.series {
 		data := [][]int{}
 		for _, b := range s.bars {
-			data = append(data, []int{b.lane, b.start, b.end, b.text, boolInt(s.dark), boolInt(b.covered)})
+			// The label's width: F.bar shows it only where it fits whole (the tooltip has it anyway).
+			lw := int(math.Ceil(textWidth(b.label, fontSmall, false)))
+			data = append(data, []int{b.lane, b.start, b.end, b.text, boolInt(s.dark), boolInt(b.covered), lw})
 		}
 		i := add(s.name, data, gecharts.WithCustomChartOpts(opts.CustomChart{RenderItem: jsFunc("bar")}), encode,
 			gecharts.WithItemStyleOpts(opts.ItemStyle{Color: s.color, BorderColor: "#888"}),
@@ -57,7 +61,7 @@ func (m *timelineModel) echarts() (goChart, *ext) {
 			data = append(data, []int{z.lane, z.start, z.end})
 		}
 		i := add(tlZombieLegend, data, gecharts.WithCustomChartOpts(opts.CustomChart{RenderItem: jsFunc("strip")}), encode,
-			gecharts.WithItemStyleOpts(opts.ItemStyle{Color: colPurple}),
+			gecharts.WithItemStyleOpts(opts.ItemStyle{Color: palette["zombie"]}),
 			gecharts.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: jsFunc("zombieTip")}))
 		x.Series[i] = seriesExt{Clip: ptr(true)}
 	}
@@ -68,7 +72,7 @@ func (m *timelineModel) echarts() (goChart, *ext) {
 		}
 		c.AddSeries(tlMarkLegend, nil, rows(data), gecharts.WithCustomChartOpts(opts.CustomChart{RenderItem: jsFunc("moment")}),
 			gecharts.WithEncodeOpts(opts.Encode{X: 1, Y: 0}),
-			gecharts.WithItemStyleOpts(opts.ItemStyle{Color: colVermilion}),
+			gecharts.WithItemStyleOpts(opts.ItemStyle{Color: palette["moments"]}),
 			gecharts.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: jsFunc("momentTip")}))
 		x.Series[len(c.MultiSeries)-1] = seriesExt{Clip: ptr(true), Z: 5}
 	}

@@ -25,10 +25,9 @@ func (m *timelineModel) svg() string {
 			y := p.y0 + float64(b.lane)*m.laneH + m.laneH*0.22
 			x, w := xOf(float64(b.start)), float64(b.end-b.start)*m.pxTick
 			bars.WriteString(`<rect x="` + num(x) + `" y="` + num(y) + `" width="` + num(w) + `" height="` + num(m.laneH*0.56) + `"/>`)
-			if w > 18 && !b.covered {
-				if l := fit(b.label, w-4, fontSmall, false); l != "" {
-					labels.WriteString(`<text x="` + num(x+w/2) + `" y="` + num(y+m.laneH*0.28+3.5) + `">` + escXML(l) + `</text>`)
-				}
+			// A label is drawn whole or not at all (never cut to "Reco…"): the tooltip of the live chart has it.
+			if w > 18 && !b.covered && b.label != "" && textWidth(b.label, fontSmall, false) <= w-4 {
+				labels.WriteString(`<text x="` + num(x+w/2) + `" y="` + num(y+m.laneH*0.28+3.5) + `">` + escXML(b.label) + `</text>`)
 			}
 		}
 		s.raw(`<g fill="` + se.color + `" stroke="#fff" stroke-width=".5">` + bars.String() + `</g>`)
@@ -38,7 +37,7 @@ func (m *timelineModel) svg() string {
 	}
 	for _, z := range m.zombies {
 		y := p.y0 + float64(z.lane)*m.laneH + m.laneH*0.8
-		s.rect(xOf(float64(z.start)), y, float64(z.end-z.start)*m.pxTick, m.laneH*0.16, colPurple, "")
+		s.rect(xOf(float64(z.start)), y, float64(z.end-z.start)*m.pxTick, m.laneH*0.16, palette["zombie"], "")
 	}
 	s.timeMarks(m.time, xOf, p)
 	for _, mk := range m.marks {

@@ -206,7 +206,7 @@ def test_lab_offers_the_venv_gonb_kernel(lab):
     specs = get_json(f"{lab.base}api/kernelspecs?token={lab.token}")["kernelspecs"]
     assert "gonb" in specs, list(specs)
     spec = specs["gonb"]["spec"]
-    assert spec["argv"][0] == str(ROOT / ".bin" / "gonb")
+    assert spec["argv"][0] == str(ROOT / ".bin" / "kernel" / "gonb")  # the wrapper that runs .bin/gonb (setup.sh)
     assert f"-go_work={ROOT}" in spec["argv"]
     # .bin/kernel first (gopls at nice 19 for the kernel, scripts/setup.sh), then .bin (gonb, goimports) and go
     path = spec["env"]["PATH"].split(":")

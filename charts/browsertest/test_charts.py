@@ -95,7 +95,7 @@ def test_report_command(opener):
     """The report command writes an offline page whose charts all draw."""
     demos = subprocess.run(["go", "run", "./cmd/kgviz", "report", "-list"], cwd=ROOT, capture_output=True, text=True)
     assert demos.returncode == 0, demos.stdout + demos.stderr
-    names = demos.stdout.split()
+    names = [line.split()[1] for line in demos.stdout.splitlines() if line.strip()]  # "2   range   Demo 2: ..."
     assert names, "no demos"
     for demo in names[:3]:
         path = OUT / ("report-%s.html" % demo)
@@ -201,17 +201,29 @@ def test_rough_edges_in_live_charts(opener, manifest):
     assert "inv(p2.3)" in texts and not any("…" in t for t in texts), texts
 
 
-def test_sequence_shows_whole_run(opener, manifest):
-    """The live sequence diagram starts on the whole run (it showed the first ~35 ticks of 140+)."""
+def test_sequence_opens_readable(opener, manifest):
+    """A long live sequence diagram opens on its first ticks at the picture's scale (the whole run of 140+ ticks
+    squeezed into 1100 px overlapped its arrows); its axis and slider span the whole run, so the rest is a drag away."""
     o = opener(OUT / "world-fencing.html")
     wait_drawn(o.page, manifest["world-fencing.html"]["live"])
     z = o.page.evaluate("""() => { const box = document.querySelector('#w-fencing-sequence [_echarts_instance_]');
-      const opt = echarts.getInstanceByDom(box).getOption();
+      const inst = echarts.getInstanceByDom(box), opt = inst.getOption();
+      const ax = inst.getModel().getComponent('yAxis', 0).axis;
       return {dz: opt.dataZoom.map(d => [d.startValue, d.endValue]), y: [opt.yAxis[0].min, opt.yAxis[0].max],
-              extent: echarts.getInstanceByDom(box).getModel().getComponent('yAxis', 0).axis.scale.getExtent()}; }""")
+              extent: ax.scale.getExtent(), pxTick: Math.abs(ax.dataToCoord(1) - ax.dataToCoord(0)),
+              sub: opt.title[0].subtext}; }""")
     assert z["y"][0] == 0 and z["y"][1] > 140, z
-    assert all(d == z["y"] for d in z["dz"]), z
-    assert z["extent"] == z["y"], z
+    start, end = z["dz"][0]
+    assert start == 0 and 12 <= end < z["y"][1], z
+    assert all(d == [start, end] for d in z["dz"]), z
+    assert z["extent"] == [start, end], z
+    assert abs(z["pxTick"] - 18) < 0.5, z
+    assert ("opens on ticks 0–%d" % end) in z["sub"], z
+    # The rest is reachable: the slider moved to the end shows the last ticks.
+    last = o.page.evaluate("""() => { const box = document.querySelector('#w-fencing-sequence [_echarts_instance_]');
+      const inst = echarts.getInstanceByDom(box); inst.dispatchAction({type: 'dataZoom', dataZoomIndex: 0, start: 60, end: 100});
+      return inst.getModel().getComponent('yAxis', 0).axis.scale.getExtent(); }""")
+    assert last[1] == z["y"][1], last
 
 
 def test_tooltip_in_a_scaled_chart(opener, manifest):

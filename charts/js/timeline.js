@@ -3,7 +3,9 @@
 // (requests and responses by lane: [tick, lane, text, flags]), marks.
 
 // F.bar draws a state's bar on a lane. Data: [lane, start, end, label, dark,
-// covered] (covered: a moment's glyph sits on the label, which is left out).
+// covered, label width] (covered: a moment's glyph sits on the label, which is
+// left out). A label is drawn whole where it fits, else not at all (never cut
+// to "Reco…"): the tooltip names it.
 F.bar = function (params, api) {
   var v = item(params);
   var s = api.coord([v[1], v[0]]), e = api.coord([v[2], v[0]]);
@@ -18,8 +20,8 @@ F.bar = function (params, api) {
     style: {fill: api.visual("color"), stroke: "#fff", lineWidth: 0.5},
     textContent: {
       style: {
-        text: r.width > 18 && !v[5] ? chart.meta.texts[v[3]] : "",
-        fill: v[4] ? "#fff" : "#222", fontSize: 10, width: r.width - 4, overflow: "truncate"
+        text: r.width > 18 && !v[5] && v[6] <= r.width - 4 ? chart.meta.texts[v[3]] : "",
+        fill: v[4] ? "#fff" : "#222", fontSize: 10
       }
     },
     textConfig: {position: "inside"}
@@ -72,7 +74,9 @@ function requests(lane, s, e) {
 
 F.tip = function (params) {
   var v = item(params), lane = chart.meta.lanes[v[0]], label = chart.meta.texts[v[3]];
-  var t = "<b>" + esc(lane) + "</b> · " + esc(params.seriesName);
+  // The coordinator's bars are labelled with the state and the generation
+  // ("Stable g1"): a bar too short for its label still names them here.
+  var t = "<b>" + esc(lane) + "</b> · " + esc(v[0] === 0 && label !== "" ? "group " + label : params.seriesName);
   if (label !== "" && v[0] > 0) {
     t += " <b>" + esc(label) + "</b>";
   }

@@ -1,8 +1,9 @@
 // Command kgviz works with kgviz worlds outside a notebook.
 //
-//	kgviz report -demo NAME -o out.html   a standalone, offline HTML report of a demo world
-//	kgviz report -list                    the demo names
-//	kgviz grade [flags] SUBMISSIONS       grade submitted notebooks in a sandbox, write CSV gradebooks
+//	kgviz report -demo 2 -o demo2.html   a standalone, offline HTML report of a demo world (number or name)
+//	kgviz report -list                   the demos, numbered as the README and the notebooks number them
+//	kgviz grade [flags] SUBMISSIONS      grade submitted notebooks in a sandbox, write CSV gradebooks
+//	kgviz -h                             every command in a line, with an example
 //
 // The report holds every view of the charts package (timeline, sequence
 // diagram, partition heatmap, topic log, pause meter, outcomes, assignment
@@ -15,7 +16,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"path/filepath"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kgviz/kgviz/charts"
@@ -49,11 +52,51 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 }
 
+// command is one subcommand as `kgviz -h` lists it: what it does, in a
+// line, and an example.
+type command struct {
+	name, summary, example string
+}
+
+// commands are the subcommands, in the order `kgviz -h` lists them.
+var commands = []command{
+	{"report", "write a demo's standalone, offline HTML page with every chart (timeline, sequence, heatmap, ...)",
+		"kgviz report -demo 2 -o demo2.html    (demo by number 1-12 or name; -list lists them)"},
+	{"grade", "grade submitted notebooks in a sandbox; writes build/grades/gradebook.csv and totals.csv",
+		"KGVIZ_GRADE_KEY='a secret phrase' kgviz grade submissions/"},
+}
+
+// lookupCommand returns the subcommand of that name.
+func lookupCommand(name string) (command, bool) {
+	for _, c := range commands {
+		if c.name == name {
+			return c, true
+		}
+	}
+	return command{}, false
+}
+
 func usage(out io.Writer) {
-	fmt.Fprintln(out, "usage: kgviz report -demo NAME [-o out.html]")
-	fmt.Fprintln(out, "       kgviz report -list")
+	fmt.Fprintln(out, "kgviz: the kgviz course's command line (the notebooks need none of it)")
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, "commands:")
+	for _, c := range commands {
+		fmt.Fprintf(out, "  %-8s %s\n  %-8s   e.g. %s\n", c.name, c.summary, "", c.example)
+	}
+	fmt.Fprintln(out)
+	fmt.Fprintln(out, reportUsage)
 	fmt.Fprintln(out, "       "+gradeUsage())
-	fmt.Fprintln(out, "demos: "+strings.Join(demoNames(), " "))
+	fmt.Fprintln(out, "       kgviz COMMAND -h   (a command's flags)")
+	fmt.Fprintln(out, "demos: "+demoList())
+}
+
+// demoList names the demos with their numbers: "1 rebalance, 2 range, ...".
+func demoList() string {
+	var l []string
+	for i, n := range demoNames() {
+		l = append(l, fmt.Sprintf("%d %s", i+1, n))
+	}
+	return strings.Join(l, ", ")
 }
 
 func demoNames() []string {
@@ -77,12 +120,49 @@ func demoOrder(name string) int {
 	return len(order)
 }
 
+const reportUsage = "usage: kgviz report -demo N|NAME [-o out.html]   (kgviz report -list: the demos)"
+
+// demoAliases are the notebooks' numbers of the demos that are not the
+// position in DEMOS.md's list: notebook 12a is Demo 12's epoch fence.
+var demoAliases = map[string]string{"12a": "fencing"}
+
+// notebookOnly are the notebooks' numbers that have no report demo (yet).
+var notebookOnly = map[string]string{
+	"12b": "12b-fencing-the-group-generation",
+	"13":  "13-kip-848-the-consumer-group-protocol",
+	"14":  "14-capstone-exactly-once-billing",
+}
+
+// findDemo resolves a demo by name or by number (1-12 as the README and the
+// notebooks number them, 12a).
+func findDemo(arg string) (string, demo, error) {
+	key := strings.ToLower(strings.TrimSpace(arg))
+	names := demoNames()
+	name := key
+	if n, ok := demoAliases[key]; ok {
+		name = n
+	} else if i, err := strconv.Atoi(key); err == nil && i >= 1 && i <= len(names) {
+		name = names[i-1]
+	}
+	if d, ok := demos[name]; ok {
+		return name, d, nil
+	}
+	if nb, ok := notebookOnly[key]; ok {
+		return "", demo{}, fmt.Errorf("demo %q: notebook %s has no report; the reports are demos %s", arg, nb, demoList())
+	}
+	return "", demo{}, fmt.Errorf("unknown demo %q; demos: %s", arg, demoList())
+}
+
 func report(args []string, out, stderr io.Writer) int {
 	fs := flag.NewFlagSet("report", flag.ContinueOnError)
 	fs.SetOutput(stderr)
-	name := fs.String("demo", "", "demo world to report on (see -list)")
-	path := fs.String("o", "", "output file (default: stdout)")
-	list := fs.Bool("list", false, "list the demo names")
+	name := fs.String("demo", "", "the demo: its number (1-12, as the README and the notebooks number them; 12a) or its name (see -list)")
+	path := fs.String("o", "", "output file (default: the page on stdout)")
+	list := fs.Bool("list", false, "list the demos: number, name and title")
+	fs.Usage = func() {
+		fmt.Fprintln(stderr, reportUsage)
+		fs.PrintDefaults()
+	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
 			return 0
@@ -90,23 +170,27 @@ func report(args []string, out, stderr io.Writer) int {
 		return 2
 	}
 	if fs.NArg() > 0 {
-		fmt.Fprintf(stderr, "kgviz report: unexpected argument %q\n", fs.Arg(0))
+		fmt.Fprintf(stderr, "kgviz report: unexpected argument %q (flags come first: -demo N -o out.html)\n%s\n", fs.Arg(0), reportUsage)
 		return 2
 	}
 	if *list {
-		for _, n := range demoNames() {
-			fmt.Fprintln(out, n)
+		for i, n := range demoNames() {
+			fmt.Fprintf(out, "%-3d %-14s %s\n", i+1, n, demos[n].title)
 		}
 		return 0
 	}
-	d, ok := demos[*name]
-	if !ok {
-		fmt.Fprintf(stderr, "kgviz report: unknown demo %q; demos: %s\n", *name, strings.Join(demoNames(), " "))
+	if *name == "" {
+		fmt.Fprintf(stderr, "kgviz report: missing -demo (a number 1-12 or a name)\n%s\ndemos: %s\n", reportUsage, demoList())
 		return 2
 	}
-	html, err := buildReport(*name, d)
+	key, d, err := findDemo(*name)
 	if err != nil {
-		fmt.Fprintf(stderr, "kgviz report: demo %q: %v\n", *name, err)
+		fmt.Fprintf(stderr, "kgviz report: %v\n", err)
+		return 2
+	}
+	html, err := buildReport(key, d)
+	if err != nil {
+		fmt.Fprintf(stderr, "kgviz report: demo %q: %v\n", key, err)
 		return 1
 	}
 	if *path == "" {
@@ -117,7 +201,11 @@ func report(args []string, out, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "kgviz report: %v\n", err)
 		return 1
 	}
-	fmt.Fprintf(out, "wrote %s (%d bytes)\n", *path, len(html))
+	abs, err := filepath.Abs(*path)
+	if err != nil {
+		abs = *path
+	}
+	fmt.Fprintf(out, "wrote %s (%s, %d bytes): open it in a browser, it needs no network\n", abs, d.title, len(html))
 	return 0
 }
 

@@ -81,7 +81,7 @@ func TestReportErrors(t *testing.T) {
 		stdout, stderr string // substrings; "" means empty
 	}{
 		{[]string{"report", "-demo", "nope"}, 2, "", "unknown demo"},
-		{[]string{"report", "-list"}, 0, "rebalance\n", ""},
+		{[]string{"report", "-list"}, 0, "rebalance ", ""},
 		{nil, 2, "", "usage: kgviz report"},
 		{[]string{"nope"}, 2, "", `unknown command "nope"`},
 		{[]string{"report", "-demo", "rebalance"}, 0, "<!DOCTYPE html>", ""},
