@@ -21,6 +21,8 @@ package pipe
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -41,14 +43,19 @@ const (
 // MaxLine is the longest reply the grader accepts (a larger one is a protocol error).
 const MaxLine = 32 << 20
 
+// A request carries a token of the grader's, fresh for every call, that its
+// reply must carry back: a reply written before the call was made (pre-sent
+// on the pipe, or forged by an answer writing to ReplyFD) cannot know it.
 type request struct {
-	ID   int               `json:"id"`
-	Fn   string            `json:"fn"`
-	Args []json.RawMessage `json:"args"`
+	ID    int               `json:"id"`
+	Token string            `json:"token"`
+	Fn    string            `json:"fn"`
+	Args  []json.RawMessage `json:"args"`
 }
 
 type reply struct {
 	ID      int               `json:"id"`
+	Token   string            `json:"token,omitempty"`
 	Hello   map[string]string `json:"hello,omitempty"` // first message: function name → Go type
 	Results []json.RawMessage `json:"results,omitempty"`
 	Panic   string            `json:"panic,omitempty"`
@@ -78,7 +85,11 @@ func ServeConn(r io.Reader, w io.Writer, funcs map[string]any) error {
 	for name, f := range funcs {
 		hello[name] = reflect.TypeOf(f).String()
 	}
-	if err := enc.Encode(reply{Hello: hello}); err != nil {
+	// Sent on its own (not as a reply, whose omitempty would drop an empty
+	// map): a program that serves no function still says hello.
+	if err := enc.Encode(struct {
+		Hello map[string]string `json:"hello"`
+	}{hello}); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(r)
@@ -99,7 +110,7 @@ func ServeConn(r io.Reader, w io.Writer, funcs map[string]any) error {
 // invoke calls one function. It runs on a goroutine of its own so that a
 // runtime.Goexit in the answer ends only that goroutine and is reported.
 func invoke(funcs map[string]any, req request) reply {
-	rep := reply{ID: req.ID}
+	rep := reply{ID: req.ID, Token: req.Token}
 	f, ok := funcs[req.Fn]
 	if !ok || f == nil {
 		rep.Error = fmt.Sprintf("no answer function %q", req.Fn)
@@ -297,7 +308,17 @@ func (c *Conn) Call(fn string, args []reflect.Value, out []reflect.Type) ([]refl
 
 func (c *Conn) call(fn string, args []reflect.Value, out []reflect.Type) ([]reflect.Value, error) {
 	c.id++
-	req := request{ID: c.id, Fn: fn, Args: make([]json.RawMessage, len(args))}
+	// Anything already waiting on the pipe was written before this call was
+	// made: an unsolicited reply.
+	if n := c.r.Buffered(); n > 0 {
+		line, _ := c.r.Peek(min(n, 80))
+		return nil, &ProtocolError{Msg: fmt.Sprintf("the answer program sent a reply nobody asked for (before call %d was made): %s", c.id, quoteGarbage(line))}
+	}
+	var tok [16]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return nil, err
+	}
+	req := request{ID: c.id, Token: hex.EncodeToString(tok[:]), Fn: fn, Args: make([]json.RawMessage, len(args))}
 	for i, a := range args {
 		raw, err := Encode(a)
 		if err != nil {
@@ -322,6 +343,9 @@ func (c *Conn) call(fn string, args []reflect.Value, out []reflect.Type) ([]refl
 	}
 	if rep.ID != c.id {
 		return nil, &ProtocolError{Msg: fmt.Sprintf("the answer program replied to call %d while call %d was waiting", rep.ID, c.id)}
+	}
+	if rep.Token != req.Token {
+		return nil, &ProtocolError{Msg: fmt.Sprintf("the answer program replied to call %d without the call's token: a reply nobody asked for (forged or sent in advance)", c.id)}
 	}
 	switch {
 	case rep.Panic != "":
