@@ -429,7 +429,7 @@ func TestAttacks(t *testing.T) {
 		}
 	}
 	totals := readCSV(t, res.totals)
-	if strings.Join(totals[0], ",") != "student,notebooks,points,max_points,ungraded_files,manual_max_points" || len(totals) != len(expect)+1 {
+	if strings.Join(totals[0], ",") != "student,notebooks,points,max_points,ungraded_files,manual_max_points,duplicate_files" || len(totals) != len(expect)+1 {
 		t.Errorf("totals: %v", totals)
 	}
 	// The explanations went to manual/<student>.md, as text: the attack's
@@ -533,8 +533,8 @@ func TestGrade(t *testing.T) {
 	}
 	totals := readCSV(t, res.totals)
 	n := strconv.Itoa(len(nbs))
-	want := [][]string{{"student", "notebooks", "points", "max_points", "ungraded_files", "manual_max_points"},
-		{"ann", n, fmtPoints(auto), fmtPoints(auto), "0", fmtPoints(hand)}, {"ben", n, "0", fmtPoints(auto), "0", fmtPoints(hand)}, {"cy", "2", "0", "0", "2", "0"}}
+	want := [][]string{{"student", "notebooks", "points", "max_points", "ungraded_files", "manual_max_points", "duplicate_files"},
+		{"ann", n, fmtPoints(auto), fmtPoints(auto), "0", fmtPoints(hand), "0"}, {"ben", n, "0", fmtPoints(auto), "0", fmtPoints(hand), "0"}, {"cy", "2", "0", "0", "2", "0", "0"}}
 	if fmt.Sprint(totals) != fmt.Sprint(want) {
 		t.Errorf("totals %v, want %v", totals, want)
 	}
