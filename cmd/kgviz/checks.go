@@ -193,6 +193,9 @@ func (g *grader) grade(s *submission, rows []gradeRow, deadline time.Time) {
 			continue
 		}
 		built = true
+		for _, a := range accepted {
+			s.note(a.exID, "memory: "+g.sb.memoryText())
+		}
 	}
 	// 3. The checks, one after the other, in the grader.
 	for _, ce := range s.course.exercises {

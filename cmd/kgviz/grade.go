@@ -65,6 +65,7 @@ type gradeResult struct {
 	uids      []int
 	root      string
 	shardFile string    // -shard: the shard's record (no gradebook)
+	cgroup    bool      // every submission had a memory cgroup
 	seconds   []float64 // per submission, in the order of the files
 	setup     time.Duration
 }
@@ -247,7 +248,7 @@ func runGrade(o gradeOptions) (*gradeResult, error) {
 	close(work)
 	wg.Wait()
 
-	res := &gradeResult{root: sb.root, seconds: seconds, setup: setup}
+	res := &gradeResult{root: sb.root, seconds: seconds, setup: setup, cgroup: sb.mem != nil}
 	for _, r := range results {
 		res.rows = append(res.rows, r...)
 	}
