@@ -372,7 +372,7 @@ func runCheck(ch *child, ex exercises.Exercise, v exercises.Variant, timeout tim
 				res <- exercises.Outcome{ID: ex.ID, Message: fmt.Sprintf("the check stopped: %v", r)}
 			}
 		}()
-		res <- exercises.Run(ex.ID, v, answers...)
+		res <- exercises.RunRemote(ex.ID, v, ch.conn.BuiltinRuns, answers...)
 	}()
 	var o exercises.Outcome
 	timer := time.NewTimer(timeout)

@@ -442,7 +442,7 @@ func TestAttacks(t *testing.T) {
 		}
 	}
 	for rel, why := range skippedWant {
-		if !regexp.MustCompile(`(?m)^skipped `+regexp.QuoteMeta(rel)+`: skipped, because [^\n]*`+why).MatchString(printed.String()) {
+		if !regexp.MustCompile(`(?m)^skipped ` + regexp.QuoteMeta(rel) + `: skipped, because [^\n]*` + why).MatchString(printed.String()) {
 			t.Errorf("no printed line says %s is skipped because of a %s", rel, why)
 		}
 	}

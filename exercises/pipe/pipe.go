@@ -32,6 +32,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/kgviz/kgviz/internal/builtinuse"
 )
 
 // The file descriptors of the protocol in the student's program.
@@ -61,6 +63,11 @@ type reply struct {
 	Panic   string            `json:"panic,omitempty"`
 	Goexit  bool              `json:"goexit,omitempty"`
 	Error   string            `json:"error,omitempty"`
+	// Builtin is how many times kgviz's built-in assignors ran during the
+	// call (internal/builtinuse), BuiltinName the last one: exercises that
+	// ask for the student's own assignor fail an answer that runs one.
+	Builtin     int64  `json:"builtin,omitempty"`
+	BuiltinName string `json:"builtin_name,omitempty"`
 }
 
 // Serve answers the grader's calls on RequestFD/ReplyFD with funcs and
@@ -137,6 +144,7 @@ func invoke(funcs map[string]any, req request) reply {
 		panicVal any
 		done     = make(chan struct{})
 	)
+	before, _ := builtinuse.Count()
 	go func() {
 		defer close(done)
 		defer func() {
@@ -148,6 +156,9 @@ func invoke(funcs map[string]any, req request) reply {
 		returned = true
 	}()
 	<-done
+	if after, name := builtinuse.Count(); after > before {
+		rep.Builtin, rep.BuiltinName = after-before, name
+	}
 	switch {
 	case returned:
 		for i, r := range results {
@@ -216,12 +227,15 @@ func (e *ProtocolError) Error() string { return e.Msg }
 // goroutines; calls are made one at a time. After a protocol error or the end
 // of the program every call fails with the same error.
 type Conn struct {
-	mu    sync.Mutex
-	w     io.Writer
-	r     *bufio.Reader
-	id    int
-	err   error
-	funcs map[string]string
+	bmu         sync.Mutex // guards builtin, builtinName
+	builtin     int64
+	builtinName string
+	mu          sync.Mutex
+	w           io.Writer
+	r           *bufio.Reader
+	id          int
+	err         error
+	funcs       map[string]string
 }
 
 // Dial reads the student's program's hello from r and returns the connection.
@@ -237,6 +251,15 @@ func Dial(r io.Reader, w io.Writer) (*Conn, error) {
 	}
 	c.funcs = rep.Hello
 	return c, nil
+}
+
+// BuiltinRuns returns how many times kgviz's built-in assignors ran in the
+// answer program during the calls so far, and the name of the last one (see
+// exercises.RunRemote).
+func (c *Conn) BuiltinRuns() (int64, string) {
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	return c.builtin, c.builtinName
 }
 
 // Funcs returns the answer functions the program serves, name → Go type.
@@ -346,6 +369,12 @@ func (c *Conn) call(fn string, args []reflect.Value, out []reflect.Type) ([]refl
 	}
 	if rep.Token != req.Token {
 		return nil, &ProtocolError{Msg: fmt.Sprintf("the answer program replied to call %d without the call's token: a reply nobody asked for (forged or sent in advance)", c.id)}
+	}
+	if rep.Builtin > 0 {
+		c.bmu.Lock()
+		c.builtin += rep.Builtin
+		c.builtinName = rep.BuiltinName
+		c.bmu.Unlock()
 	}
 	switch {
 	case rep.Panic != "":

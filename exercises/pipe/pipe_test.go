@@ -346,3 +346,29 @@ func BenchmarkCall(b *testing.B) {
 		}
 	})
 }
+
+// The answers' program reports the runs of kgviz's built-in assignors made
+// during each call (exercises.RunRemote fails an implement-it exercise with them).
+func TestBuiltinRunsReported(t *testing.T) {
+	type assign = func([]kgviz.MemberSubscription, map[string]int) map[string][]kgviz.TopicPartition
+	c := serve(t, map[string]any{
+		"own":   assign(func([]kgviz.MemberSubscription, map[string]int) map[string][]kgviz.TopicPartition { return nil }),
+		"rr":    assign(kgviz.RoundRobin.Assign),
+		"twice": assign(func(m []kgviz.MemberSubscription, t map[string]int) map[string][]kgviz.TopicPartition { kgviz.Range.Assign(m, t); return kgviz.Sticky.Assign(m, t) }),
+	})
+	in := []kgviz.MemberSubscription{{MemberID: "C1-1", Topics: []string{"orders"}, Generation: -1}}
+	topics := map[string]int{"orders": 2}
+	call := func(fn string) { c.Func(fn, reflect.TypeFor[assign](), nil).(assign)(in, topics) }
+	call("own")
+	if n, name := c.BuiltinRuns(); n != 0 || name != "" {
+		t.Errorf("own code: %d runs (%s)", n, name)
+	}
+	call("rr")
+	if n, name := c.BuiltinRuns(); n != 1 || name != "roundrobin" {
+		t.Errorf("RoundRobin: %d runs (%s)", n, name)
+	}
+	call("twice")
+	if n, name := c.BuiltinRuns(); n != 3 || name != "sticky" {
+		t.Errorf("Range then Sticky: %d runs in all (%s)", n, name)
+	}
+}
