@@ -204,3 +204,63 @@ func checkNeutralCSV(t *testing.T, records [][]string) {
 		}
 	}
 }
+
+// The slices of -shard i/n cover the class once; merge refuses shards that
+// are not one class graded once, saying what is wrong.
+func TestShardsAndMergeChecks(t *testing.T) {
+	var subs []string
+	for i := 0; i < 10; i++ {
+		subs = append(subs, fmt.Sprintf("s%02d.ipynb", i))
+	}
+	seen := map[string]int{}
+	for i := 0; i < 4; i++ {
+		part, err := shardOf(subs, i, 4)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, s := range part {
+			seen[s]++
+		}
+	}
+	if len(seen) != 10 {
+		t.Errorf("4 slices cover %d of 10", len(seen))
+	}
+	for _, bad := range []string{"4/4", "-1/2", "1", "a/b", "0/0"} {
+		if _, _, err := parseShard(bad); err == nil {
+			t.Errorf("-shard %s accepted", bad)
+		}
+	}
+	if i, n, err := parseShard("3/4"); err != nil || i != 3 || n != 4 {
+		t.Errorf("3/4: %d %d %v", i, n, err)
+	}
+	rec := func(i, n int, graded ...string) shardRecord {
+		r := shardRecord{Version: shardVersion, Shard: i, Shards: n, Course: "c", Submissions: []string{"a.ipynb", "b.ipynb"}, Graded: graded}
+		for _, f := range graded {
+			r.Rows = append(r.Rows, gradeRow{File: f, Exercise: "-"})
+		}
+		return r
+	}
+	for _, tc := range []struct {
+		recs []shardRecord
+		want string
+	}{
+		{[]shardRecord{rec(0, 2, "a.ipynb"), rec(1, 2, "b.ipynb")}, ""},
+		{[]shardRecord{rec(0, 2, "a.ipynb")}, "shard 1/2 is missing"},
+		{[]shardRecord{rec(0, 2, "a.ipynb"), rec(0, 2, "a.ipynb")}, "shard 0/2 twice"},
+		{[]shardRecord{rec(0, 2, "a.ipynb"), rec(1, 3, "b.ipynb")}, "is shard 1 of 3"},
+		{[]shardRecord{rec(0, 2, "a.ipynb", "b.ipynb"), rec(1, 2, "b.ipynb")}, "b.ipynb was graded 2 times"},
+		{[]shardRecord{rec(0, 2, "a.ipynb"), rec(1, 2)}, "b.ipynb was graded by no shard"},
+	} {
+		paths := make([]string, len(tc.recs))
+		for i := range paths {
+			paths[i] = fmt.Sprintf("shard-file-%d", i)
+		}
+		rows, _, err := mergeShards(tc.recs, paths)
+		switch {
+		case tc.want == "" && (err != nil || len(rows) != 2 || rows[0].File != "a.ipynb"):
+			t.Errorf("a good merge: %v %v", rows, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("want %q, got %v", tc.want, err)
+		}
+	}
+}

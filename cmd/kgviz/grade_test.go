@@ -659,6 +659,85 @@ func TestGrade(t *testing.T) {
 	if r := byEx["ex02-3"]; r.Points != 0 || !strings.Contains(r.Message, "time limit (25s) ran out") {
 		t.Errorf("the check the time limit cut: %+v", r)
 	}
+	t.Run("shards", func(t *testing.T) { gradeShards(t, root) })
+}
+
+// gradeShards grades one small class as one run and as 4 shards joined by
+// merge: the gradebook, the totals and every manual/ file are byte for byte
+// the same (duplicates, explanations and unreadable files included).
+func gradeShards(t *testing.T, root string) {
+	tmp := t.TempDir()
+	subs := filepath.Join(tmp, "class")
+	put := func(rel, from string) {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(subs, rel)), 0o755)
+		os.WriteFile(filepath.Join(subs, rel), data, 0o644)
+	}
+	for _, stem := range []string{course02, "03-cooperative-sticky-only-what-moves-stops"} {
+		put("ann/"+stem+".ipynb", filepath.Join(root, "solutions", stem+".ipynb"))
+		put("ben/"+stem+".ipynb", filepath.Join(root, "notebooks", stem+".ipynb"))
+		put("-rf/"+stem+".ipynb", filepath.Join(root, "solutions", stem+".ipynb"))
+	}
+	put("ann/again-"+course02+".ipynb", filepath.Join(root, "solutions", course02+".ipynb"))
+	os.WriteFile(filepath.Join(subs, "cy-broken.ipynb"), []byte(`{"cells": [`), 0o644)
+	key := testKey(t)
+	opts := func(out string, shard, shards int) gradeOptions {
+		return gradeOptions{course: filepath.Join(root, "notebooks"), out: out, submissions: subs, key: key, timeout: 2 * time.Minute,
+			checkTimeout: 30 * time.Second, jobs: 2, memoryMiB: 1024, outputMiB: 1, module: root, shard: shard, shards: shards}
+	}
+	one := filepath.Join(tmp, "one")
+	if _, err := runGrade(opts(one, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	shardDir := filepath.Join(tmp, "shards")
+	for i := 0; i < 4; i++ {
+		res, err := runGrade(opts(filepath.Join(shardDir, strconv.Itoa(i)), i, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.gradebook != "" || res.shardFile == "" {
+			t.Errorf("shard %d wrote a gradebook %q / no record", i, res.gradebook)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(shardDir, "*"))
+	four := filepath.Join(tmp, "four")
+	var stdout, stderr strings.Builder
+	if code := run(append([]string{"grade", "merge", "-out", four, "-course", filepath.Join(root, "notebooks"), "-module", root}, dirs...), &stdout, &stderr); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr.String())
+	}
+	var compared []string
+	filepath.WalkDir(one, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(one, p)
+		a, _ := os.ReadFile(p)
+		b, err := os.ReadFile(filepath.Join(four, rel))
+		if err != nil || string(a) != string(b) {
+			t.Errorf("%s differs between 1 shard and 4 (%v):\n%s\n---\n%s", rel, err, clip(string(a), 800), clip(string(b), 800))
+		}
+		compared = append(compared, rel)
+		return nil
+	})
+	if n, _ := filepath.Glob(filepath.Join(four, "*", "*")); len(compared) < 5 || len(n) != len(compared)-2 {
+		t.Errorf("compared %v; the merge wrote %v", compared, n)
+	}
+	book, _ := os.ReadFile(filepath.Join(one, "gradebook.csv"))
+	for _, want := range []string{"ann/again-" + course02 + ".ipynb", "'-rf/" + course02, "cy-broken.ipynb", "not counted in totals.csv"} {
+		if !strings.Contains(string(book), want) {
+			t.Errorf("the class's gradebook has no %q", want)
+		}
+	}
+	t.Logf("1 shard and 4 shards: %d files identical (%s)", len(compared), strings.Join(compared, ", "))
+	// A shard missing: the merge refuses, naming it.
+	os.RemoveAll(dirs[2])
+	stderr.Reset()
+	if code := run(append([]string{"grade", "merge", "-out", filepath.Join(tmp, "bad"), "-course", filepath.Join(root, "notebooks")}, dirs[0], dirs[1], dirs[3]), &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "shard 2/4 is missing") {
+		t.Errorf("merge without shard 2: exit %d, %s", code, stderr.String())
+	}
 }
 
 type testWriter struct{ t *testing.T }

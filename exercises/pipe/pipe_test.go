@@ -352,9 +352,12 @@ func BenchmarkCall(b *testing.B) {
 func TestBuiltinRunsReported(t *testing.T) {
 	type assign = func([]kgviz.MemberSubscription, map[string]int) map[string][]kgviz.TopicPartition
 	c := serve(t, map[string]any{
-		"own":   assign(func([]kgviz.MemberSubscription, map[string]int) map[string][]kgviz.TopicPartition { return nil }),
-		"rr":    assign(kgviz.RoundRobin.Assign),
-		"twice": assign(func(m []kgviz.MemberSubscription, t map[string]int) map[string][]kgviz.TopicPartition { kgviz.Range.Assign(m, t); return kgviz.Sticky.Assign(m, t) }),
+		"own": assign(func([]kgviz.MemberSubscription, map[string]int) map[string][]kgviz.TopicPartition { return nil }),
+		"rr":  assign(kgviz.RoundRobin.Assign),
+		"twice": assign(func(m []kgviz.MemberSubscription, t map[string]int) map[string][]kgviz.TopicPartition {
+			kgviz.Range.Assign(m, t)
+			return kgviz.Sticky.Assign(m, t)
+		}),
 	})
 	in := []kgviz.MemberSubscription{{MemberID: "C1-1", Topics: []string{"orders"}, Generation: -1}}
 	topics := map[string]int{"orders": 2}
