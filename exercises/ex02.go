@@ -40,6 +40,7 @@ func init() {
 		ID: "ex02-3", Points: 3,
 		Answers: []Answer{answer[AssignFunc]("balancedAssign")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify02_3(get[AssignFunc](a, 0), v) },
+		OwnCode: true,
 	})
 }
 

@@ -38,6 +38,7 @@ func init() {
 		ID: "ex03-3", Points: 3,
 		Answers: []Answer{answer[AssignFunc]("pageSticky")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify03_3(get[AssignFunc](a, 0), v) },
+		OwnCode: true,
 	})
 }
 

@@ -389,3 +389,59 @@ func TestNotebookShape(t *testing.T) {
 		}
 	}
 }
+
+// The exercises that ask for the student's own assignor fail an answer that
+// runs one of kgviz's built-in assignors (directly, looked up by name, or in
+// a world it makes), saying so at once, whatever its plans are; an answer
+// that runs none is judged as usual. RunRemote counts the runs reported by
+// the answers' program (the grader's pipe) instead of this process's.
+func TestOwnCodeRefusesBuiltinAssignors(t *testing.T) {
+	own := []string{}
+	for _, e := range All() {
+		if e.OwnCode {
+			own = append(own, e.ID)
+		}
+	}
+	if strings.Join(own, " ") != "ex02-3 ex03-3" {
+		t.Errorf("exercises that ask for the student's own assignor: %v", own)
+	}
+	world := func(ms []kgviz.MemberSubscription, topics map[string]int) map[string][]kgviz.TopicPartition {
+		kgviz.NewWorld(kgviz.WithAssignor(kgviz.CooperativeSticky)).Join("C1", "C2").RunFor(40)
+		return nil // the plan would be read from the world
+	}
+	for _, id := range own {
+		for _, a := range kgviz.Assignors() {
+			o := Run(id, Public, AssignFunc(a.Assign))
+			if o.Passed || !strings.Contains(o.Message, "asks for your own assignor, but") || !strings.Contains(o.Message, "built-in "+a.Name()+" assignor") {
+				t.Errorf("%s with kgviz's %s: %v", id, a.Name(), o)
+			}
+		}
+		byName := func(ms []kgviz.MemberSubscription, topics map[string]int) map[string][]kgviz.TopicPartition {
+			a, _ := kgviz.AssignorByName("round" + "robin")
+			return a.Assign(ms, topics)
+		}
+		for name, f := range map[string]AssignFunc{"by name": byName, "in a world": world} {
+			if o := Run(id, Public, f); o.Passed || !strings.Contains(o.Message, "asks for your own assignor") {
+				t.Errorf("%s %s: %v", id, name, o)
+			}
+		}
+		// Code of one's own (here: not answered) is judged as usual.
+		if o := Run(id, Public, AssignFunc(func([]kgviz.MemberSubscription, map[string]int) map[string][]kgviz.TopicPartition { return nil })); strings.Contains(o.Message, "own assignor") || !strings.Contains(o.Message, "not answered") {
+			t.Errorf("%s not answered: %v", id, o)
+		}
+		// RunRemote: what the answers' program reports counts, not this process.
+		var remote int64
+		counting := func() (int64, string) { return remote, "sticky" }
+		o := RunRemote(id, Public, counting, AssignFunc(func(ms []kgviz.MemberSubscription, topics map[string]int) map[string][]kgviz.TopicPartition {
+			remote++ // the program reported a run of a built-in assignor
+			return nil
+		}))
+		if !strings.Contains(o.Message, "runs kgviz's built-in sticky assignor") {
+			t.Errorf("%s remote: %v", id, o)
+		}
+		o = RunRemote(id, Public, func() (int64, string) { return 0, "" }, AssignFunc(kgviz.Range.Assign))
+		if strings.Contains(o.Message, "own assignor") {
+			t.Errorf("%s remote: the process's own runs counted: %v", id, o)
+		}
+	}
+}

@@ -6,6 +6,9 @@ import (
 	"math/rand/v2"
 	"reflect"
 	"sort"
+	"sync"
+
+	"github.com/kgviz/kgviz/internal/builtinuse"
 )
 
 // Exercise is one graded exercise: what the answer cell must declare and how
@@ -34,6 +37,11 @@ type Exercise struct {
 	// and fails if one appears above the exercise's answer cell. nil: nothing
 	// to give away (e.g. write an assignor).
 	Giveaways func() []string
+	// OwnCode marks an exercise that asks the student to write the thing
+	// itself (an assignor): an answer that runs one of kgviz's built-in
+	// assignors (directly, by name, or inside a world it makes) fails,
+	// saying so, whatever its plans are.
+	OwnCode bool
 }
 
 // Answer is one function an answer cell declares.
@@ -111,15 +119,95 @@ func Run(id string, v Variant, answers ...any) Outcome {
 	if !ok {
 		return Outcome{ID: id, Message: "no such exercise; please report it."}
 	}
+	if o, bad := checkAnswerTypes(e, answers); bad {
+		return o
+	}
+	if !e.OwnCode {
+		return e.Verify(Answers(answers), v)
+	}
+	return runOwnCode(e, v, nil, answers)
+}
+
+// RunRemote is Run for answers that run elsewhere (kgviz grade: through a
+// pipe, in the sandbox): builtinRuns reports how many runs of kgviz's
+// built-in assignors the answers' program has made so far (pipe.Conn's
+// BuiltinRuns), where Run counts those of this process.
+func RunRemote(id string, v Variant, builtinRuns func() (int64, string), answers ...any) Outcome {
+	e, ok := Lookup(id)
+	if !ok || !e.OwnCode || builtinRuns == nil {
+		return Run(id, v, answers...)
+	}
+	if o, bad := checkAnswerTypes(e, answers); bad {
+		return o
+	}
+	return runOwnCode(e, v, builtinRuns, answers)
+}
+
+// runOwnCode runs e's Verify with every answer wrapped: a call during which
+// a built-in assignor ran is remembered, and the outcome is then a failure
+// that says the exercise asks for the student's own code. builtinRuns nil:
+// the answers run in this process, and the runs made by the goroutine that
+// calls an answer count (builtinuse.Watch).
+func runOwnCode(e Exercise, v Variant, builtinRuns func() (int64, string), answers []any) Outcome {
+	var (
+		mu   sync.Mutex
+		used string // the built-in assignor an answer ran
+		by   string // and which answer
+	)
+	wrapped := make([]any, len(answers))
+	for i, a := range answers {
+		if a == nil {
+			continue
+		}
+		f := reflect.ValueOf(a)
+		if f.Kind() != reflect.Func || f.IsNil() {
+			wrapped[i] = a
+			continue
+		}
+		name := e.Answers[i].Name
+		note := func(n int64, which string) {
+			if n > 0 {
+				mu.Lock()
+				if used == "" {
+					used, by = which, name
+				}
+				mu.Unlock()
+			}
+		}
+		wrapped[i] = reflect.MakeFunc(f.Type(), func(args []reflect.Value) (out []reflect.Value) {
+			if builtinRuns == nil {
+				n, which := builtinuse.Watch(func() { out = f.Call(args) })
+				note(n, which)
+				return out
+			}
+			before, _ := builtinRuns()
+			defer func() {
+				after, which := builtinRuns()
+				note(after-before, which)
+			}()
+			return f.Call(args)
+		}).Interface()
+	}
+	o := e.Verify(Answers(wrapped), v)
+	mu.Lock()
+	defer mu.Unlock()
+	if used != "" {
+		return fail(e.ID, "%s asks for your own assignor, but %s runs kgviz's built-in %s assignor: a plan from kgviz's assignors (kgviz.Range, RoundRobin, Sticky, CooperativeSticky, AssignorByName, or a world running one) is not your code. Compute the plan yourself, from the members and topics %s receives.", e.ID, by, used, by)
+	}
+	return o
+}
+
+// checkAnswerTypes fails an answer of the wrong type, naming the type expected.
+func checkAnswerTypes(e Exercise, answers []any) (Outcome, bool) {
 	if len(answers) != len(e.Answers) {
-		return fail(id, "%d answer function(s) given, the exercise takes %d.", len(answers), len(e.Answers))
+		return fail(e.ID, "%d answer function(s) given, the exercise takes %d.", len(answers), len(e.Answers)), true
 	}
 	for i, a := range answers {
 		if a != nil && reflect.TypeOf(a) != e.Answers[i].Type {
-			return fail(id, "%s has type %s, but the exercise expects %s: keep the signature of the answer cell.", e.Answers[i].Name, reflect.TypeOf(a), e.Answers[i].Type)
+			return fail(e.ID, "%s has type %s, but the exercise expects %s: keep the signature of the answer cell.", e.Answers[i].Name, reflect.TypeOf(a), e.Answers[i].Type), true
 		}
 	}
-	return e.Verify(Answers(answers), v)
+	return Outcome{}, false
 }
 
 // Variant selects the scenarios a check runs on besides the notebook's own.

@@ -6,6 +6,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kgviz/kgviz/internal/builtinuse"
 	"github.com/kgviz/kgviz/kgviz/internal/javautil"
 )
 
@@ -57,6 +58,7 @@ func AssignorByName(name string) (Assignor, error) {
 }
 
 func assignRange(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	builtinuse.Note(builtinuse.Range)
 	g, lists := rangeLists(members, topics)
 	return g.plan(lists)
 }

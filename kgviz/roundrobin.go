@@ -3,6 +3,7 @@ package kgviz
 import (
 	"sort"
 
+	"github.com/kgviz/kgviz/internal/builtinuse"
 	"github.com/kgviz/kgviz/kgviz/internal/javautil"
 )
 
@@ -21,6 +22,7 @@ import (
 var RoundRobin Assignor = NewAssignor("roundrobin", Eager, assignRoundRobin)
 
 func assignRoundRobin(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
+	builtinuse.Note(builtinuse.RoundRobin)
 	g := newGroupView(members, topics)
 	if len(g.ids) == 0 {
 		return map[string][]TopicPartition{}

@@ -3,6 +3,8 @@ package kgviz
 import (
 	"fmt"
 	"slices"
+
+	"github.com/kgviz/kgviz/internal/builtinuse"
 )
 
 // Sticky is Kafka's StickyAssignor (partition.assignment.strategy "sticky"),
@@ -174,6 +176,11 @@ const (
 )
 
 func (a stickyAssignor) AssignReport(members []MemberSubscription, topics map[string]int) AssignReport {
+	if a.cooperative {
+		builtinuse.Note(builtinuse.CooperativeSticky)
+	} else {
+		builtinuse.Note(builtinuse.Sticky)
+	}
 	if len(members) == 0 {
 		return AssignReport{Plan: map[string][]TopicPartition{}, Target: map[string][]TopicPartition{}, Fault: &KafkaFault{
 			Kind:     FaultException,

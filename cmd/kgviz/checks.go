@@ -25,10 +25,13 @@ type gradeRow struct {
 	// Manual marks an explanation the teacher grades: no points are given
 	// (the gradebook's points cell is empty), Max is what it is worth, and
 	// Answer is what the student wrote (exported to manual/<student>.md).
-	Manual   bool
-	Answer   string
-	Answered bool
-	graded   bool // a verdict was reached (false: not graded, e.g. the time ran out)
+	Manual   bool   `json:",omitempty"`
+	Answer   string `json:",omitempty"`
+	Answered bool   `json:",omitempty"`
+	// Duplicate marks a row of a student's second (third...) copy of a
+	// course notebook: it is not counted in the totals (markDuplicates).
+	Duplicate bool `json:"-"`
+	graded    bool // a verdict was reached (false: not graded, e.g. the time ran out)
 }
 
 // grader holds what every submission shares.
@@ -101,6 +104,11 @@ func (g *grader) grade(s *submission, rows []gradeRow, deadline time.Time) {
 	for _, ce := range s.course.exercises {
 		if why, ok := s.missing[ce.ex.ID]; ok {
 			setRow(ce.ex.ID, why)
+		} else if a := byEx[ce.ex.ID]; a != nil && a.rejected == "" && a.file0 != nil && len(a.file0.Decls) == 0 {
+			// Nothing declared (an empty cell, comments only): not answered,
+			// and nothing to build.
+			a.rejected = "empty"
+			setRow(ce.ex.ID, fmt.Sprintf("not answered yet: the answer cell is empty (it should declare %s)", answerNames(ce.ex)))
 		} else if a := byEx[ce.ex.ID]; a != nil && a.rejected != "" {
 			setRow(ce.ex.ID, "the answer cell was not accepted: "+a.rejected)
 		}
@@ -185,6 +193,9 @@ func (g *grader) grade(s *submission, rows []gradeRow, deadline time.Time) {
 			continue
 		}
 		built = true
+		for _, a := range accepted {
+			s.note(a.exID, "memory: "+g.sb.memoryText())
+		}
 	}
 	// 3. The checks, one after the other, in the grader.
 	for _, ce := range s.course.exercises {
@@ -256,6 +267,14 @@ func (g *grader) grade(s *submission, rows []gradeRow, deadline time.Time) {
 			ch = nil
 		}
 	}
+}
+
+func answerNames(ex exercises.Exercise) string {
+	var names []string
+	for _, a := range ex.Answers {
+		names = append(names, a.Name)
+	}
+	return strings.Join(names, ", ")
 }
 
 func acceptedCells(cells []*answerCell) []*answerCell {
@@ -353,7 +372,7 @@ func runCheck(ch *child, ex exercises.Exercise, v exercises.Variant, timeout tim
 				res <- exercises.Outcome{ID: ex.ID, Message: fmt.Sprintf("the check stopped: %v", r)}
 			}
 		}()
-		res <- exercises.Run(ex.ID, v, answers...)
+		res <- exercises.RunRemote(ex.ID, v, ch.conn.BuiltinRuns, answers...)
 	}()
 	var o exercises.Outcome
 	timer := time.NewTimer(timeout)

@@ -229,8 +229,10 @@ func (c *child) describe(err error, what string) string {
 		}
 	}
 	switch {
+	case c.slot.cgroup != "" && oomKills(c.slot.cgroup) > 0:
+		return fmt.Sprintf("ran out of memory during %s (the limit: %s)", what, c.slot.s.memoryText())
 	case strings.Contains(out, "fatal error: runtime: out of memory") || strings.Contains(out, "runtime: out of memory") || strings.Contains(out, "cannot allocate memory"):
-		return fmt.Sprintf("ran out of memory during %s (the limit is %s)", what, sizeText(c.slot.s.run.memory))
+		return fmt.Sprintf("ran out of memory during %s (the limit: %s)", what, c.slot.s.memoryText())
 	case strings.Contains(out, "fatal error: all goroutines are asleep"):
 		return fmt.Sprintf("the program deadlocked during %s: %s", what, firstLineOf(out, "fatal error:"))
 	case strings.Contains(out, "panic: "):

@@ -2,11 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
+	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 
 	"github.com/kgviz/kgviz/exercises"
 )
@@ -109,24 +113,78 @@ func kernelName(nb notebook) string {
 	return name
 }
 
+// The limits of a submitted notebook, checked before it is parsed: the
+// course's notebooks are about 25 KB and 35 cells, a student's with every
+// output (charts included) a few MB and some more cells. A notebook beyond
+// them is not graded, and its row says why.
+const (
+	maxNotebookBytes = 16 << 20
+	maxNotebookCells = 2000
+)
+
+// readNotebook reads a notebook: a regular file (opened without following a
+// symbolic link and without blocking on a FIFO), at most maxNotebookBytes,
+// of at most maxNotebookCells cells, counted before the cells are decoded.
+// Of each cell only what the grader reads is kept (its type, id, metadata
+// and source; never its outputs).
 func readNotebook(path string) (notebook, error) {
 	var nb notebook
-	info, err := os.Stat(path)
+	f, err := os.OpenFile(path, os.O_RDONLY|syscall.O_NONBLOCK|syscall.O_NOFOLLOW, 0)
 	if err != nil {
 		return nb, err
 	}
-	if info.Size() > 64<<20 {
-		return nb, fmt.Errorf("not graded: the file is %d MiB (more than 64 MiB)", info.Size()>>20)
-	}
-	data, err := os.ReadFile(path)
+	defer f.Close()
+	info, err := f.Stat()
 	if err != nil {
 		return nb, err
 	}
-	if err := json.Unmarshal(data, &nb); err != nil {
+	if !info.Mode().IsRegular() {
+		return nb, fmt.Errorf("not graded: it is not a regular file")
+	}
+	if info.Size() > maxNotebookBytes {
+		return nb, fmt.Errorf("not graded: the file is %s, more than the %s a notebook may have (checked before reading it)", sizeText(info.Size()), sizeText(maxNotebookBytes))
+	}
+	data, err := io.ReadAll(io.LimitReader(f, maxNotebookBytes+1))
+	if err != nil {
+		return nb, err
+	}
+	if len(data) > maxNotebookBytes {
+		return nb, fmt.Errorf("not graded: the file is more than the %s a notebook may have", sizeText(maxNotebookBytes))
+	}
+	// Counting the cells decodes none of them (a slice of empty structs).
+	var count struct {
+		Cells []struct{} `json:"cells"`
+	}
+	if err := json.Unmarshal(data, &count); err != nil {
 		return nb, fmt.Errorf("not a notebook (invalid JSON: %v)", err)
 	}
-	if nb.Format != 4 || nb.Cells == nil {
+	if len(count.Cells) > maxNotebookCells {
+		return nb, fmt.Errorf("not graded: the notebook has %d cells, more than the %d a notebook may have (the course's have fewer than 40)", len(count.Cells), maxNotebookCells)
+	}
+	var raw struct {
+		Cells []struct {
+			CellType any            `json:"cell_type"`
+			ID       any            `json:"id"`
+			Metadata map[string]any `json:"metadata"`
+			Source   any            `json:"source"`
+		} `json:"cells"`
+		Metadata map[string]any `json:"metadata"`
+		Format   int            `json:"nbformat"`
+		Minor    int            `json:"nbformat_minor"`
+	}
+	if err := json.Unmarshal(data, &raw); err != nil {
+		return nb, fmt.Errorf("not a notebook (invalid JSON: %v)", err)
+	}
+	if raw.Format != 4 || raw.Cells == nil {
 		return nb, fmt.Errorf("not an nbformat 4 notebook")
+	}
+	nb = notebook{Cells: make([]map[string]any, len(raw.Cells)), Metadata: raw.Metadata, Format: raw.Format, Minor: raw.Minor}
+	for i, c := range raw.Cells {
+		cell := map[string]any{"cell_type": c.CellType, "id": c.ID, "source": c.Source}
+		if c.Metadata != nil {
+			cell["metadata"] = c.Metadata
+		}
+		nb.Cells[i] = cell
 	}
 	return nb, nil
 }
@@ -214,32 +272,81 @@ type submission struct {
 	notes     map[string][]string // exercise id ("" for the whole notebook) → what differs from the course
 }
 
+// skippedEntry is an entry of the submissions folder that is not graded,
+// and why: every entry gets a row of the gradebook or a printed line.
+type skippedEntry struct {
+	Rel string `json:"rel"`
+	Why string `json:"why"`
+}
+
 // findSubmissions lists the .ipynb files in dir and its subfolders (a
-// student's folder, nbgrader's submitted/<student>/<assignment>/), skipping
-// hidden folders and Jupyter checkpoints.
-func findSubmissions(dir string) ([]string, error) {
+// student's folder, nbgrader's submitted/<student>/<assignment>/), sorted,
+// and every other entry with the reason it is skipped: hidden folders
+// (Jupyter checkpoints, "..."), symbolic links (never followed: they could
+// point anywhere on the teacher's machine), FIFOs, sockets and devices
+// (reading one could block or never end), files that are not notebooks,
+// folders that cannot be read.
+func findSubmissions(dir string) ([]string, []skippedEntry, error) {
 	info, err := os.Stat(dir)
 	if err != nil {
-		return nil, fmt.Errorf("no such folder: %s", dir)
+		return nil, nil, fmt.Errorf("no such folder: %s", dir)
 	}
 	if !info.IsDir() {
-		return nil, fmt.Errorf("%s is not a folder", dir)
+		return nil, nil, fmt.Errorf("%s is not a folder", dir)
 	}
 	var out []string
+	var skipped []skippedEntry
+	skip := func(path, why string) {
+		rel, err := filepath.Rel(dir, path)
+		if err != nil {
+			rel = path
+		}
+		skipped = append(skipped, skippedEntry{filepath.ToSlash(rel), why})
+	}
 	err = filepath.WalkDir(dir, func(path string, d os.DirEntry, err error) error {
 		if err != nil {
-			return err
+			if path == dir {
+				return err
+			}
+			skip(path, fmt.Sprintf("it cannot be read (%v)", errors.Unwrap(err)))
+			if d != nil && d.IsDir() {
+				return filepath.SkipDir
+			}
+			return nil
 		}
-		if d.IsDir() && path != dir && (strings.HasPrefix(d.Name(), ".") || d.Name() == "__pycache__") {
+		if path == dir {
+			return nil
+		}
+		name := d.Name()
+		switch t := d.Type(); {
+		case d.IsDir() && strings.HasPrefix(name, "."):
+			skip(path, "it is a hidden folder (a name starting with \".\", like Jupyter's checkpoints)")
 			return filepath.SkipDir
-		}
-		if !d.IsDir() && d.Type().IsRegular() && strings.HasSuffix(d.Name(), ".ipynb") {
+		case d.IsDir() && name == "__pycache__":
+			skip(path, "it is a Python cache folder")
+			return filepath.SkipDir
+		case d.IsDir():
+			return nil
+		case t&fs.ModeSymlink != 0:
+			skip(path, "it is a symbolic link (never followed: it could point anywhere on this machine)")
+		case t&fs.ModeNamedPipe != 0:
+			skip(path, "it is a FIFO (a named pipe), not a file")
+		case t&fs.ModeSocket != 0:
+			skip(path, "it is a socket, not a file")
+		case t&fs.ModeDevice != 0 || t&fs.ModeCharDevice != 0:
+			skip(path, "it is a device, not a file")
+		case !t.IsRegular():
+			skip(path, "it is not a regular file")
+		case !strings.HasSuffix(name, ".ipynb"):
+			skip(path, "it is not a notebook (no .ipynb at the end of its name)")
+		default:
 			out = append(out, path)
 		}
 		return nil
 	})
 	sort.Strings(out)
-	return out, err
+	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Rel < skipped[j].Rel })
+	return out, skipped, err
 }
 
 // matchCourse finds the course notebook a submission answers: by file name

@@ -38,8 +38,9 @@ const (
 )
 
 func gradeUsage() string {
-	return fmt.Sprintf("kgviz grade [-course notebooks] [-out build/grades] [-timeout %s] [-check-timeout %s] [-j N] [-unsafe] SUBMISSIONS\n"+
-		"       (the grading key comes from $%s or -key)", defaultTimeout, defaultCheckTimeout, keyEnv)
+	return fmt.Sprintf("kgviz grade [-course notebooks] [-out build/grades] [-timeout %s] [-check-timeout %s] [-j N] [-shard i/n] [-unsafe] SUBMISSIONS\n"+
+		"       (the grading key comes from $%s or -key)\n"+
+		"       kgviz grade merge [-out build/grades] [-course notebooks] SHARD_DIR...", defaultTimeout, defaultCheckTimeout, keyEnv)
 }
 
 type gradeOptions struct {
@@ -50,6 +51,7 @@ type gradeOptions struct {
 	unsafe                   bool
 	cacheDir, module         string
 	memoryMiB, outputMiB     int
+	shard, shards            int       // -shard i/n (shards 0: the whole class)
 	progress                 io.Writer // one line per submission (stdout)
 	log                      io.Writer // warnings (stderr)
 }
@@ -62,11 +64,16 @@ type gradeResult struct {
 	manual    []string // the explanations exported for the teacher, one file per student
 	uids      []int
 	root      string
+	shardFile string    // -shard: the shard's record (no gradebook)
+	cgroup    bool      // every submission had a memory cgroup
 	seconds   []float64 // per submission, in the order of the files
 	setup     time.Duration
 }
 
 func grade(args []string, stdout, stderr io.Writer) int {
+	if len(args) > 0 && args[0] == "merge" {
+		return gradeMerge(args[1:], stdout, stderr)
+	}
 	fs := flag.NewFlagSet("grade", flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	o := gradeOptions{progress: stdout, log: stderr}
@@ -81,6 +88,7 @@ func grade(args []string, stdout, stderr io.Writer) int {
 	fs.StringVar(&o.module, "module", "", "the kgviz checkout the answers are built against (default: the one around the course folder or the current folder)")
 	fs.IntVar(&o.memoryMiB, "memory", int(runLimits.memory>>20), "address-space limit of a submission's program, in MiB")
 	fs.IntVar(&o.outputMiB, "output", 1, "output limit of a submission's program, in MiB (what it prints is ignored)")
+	shard := fs.String("shard", "", "grade only slice i of n of the submissions (i/n, 0 <= i < n) and write OUT/shard-i-of-n.json; join the shards with kgviz grade merge")
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: "+gradeUsage())
 		fs.PrintDefaults()
@@ -95,6 +103,13 @@ func grade(args []string, stdout, stderr io.Writer) int {
 		fs.Usage()
 		return 2
 	}
+	if *shard != "" {
+		var err error
+		if o.shard, o.shards, err = parseShard(*shard); err != nil {
+			fmt.Fprintf(stderr, "kgviz grade: %v\n", err)
+			return 2
+		}
+	}
 	o.submissions = fs.Arg(0)
 	if o.key == "" {
 		o.key = os.Getenv(keyEnv)
@@ -107,6 +122,10 @@ func grade(args []string, stdout, stderr io.Writer) int {
 			return 2
 		}
 		return 1
+	}
+	if res.shardFile != "" {
+		fmt.Fprintf(stdout, "shard %d/%d: %d rows in %s (kgviz grade merge joins the shards into the gradebook)\n", o.shard, o.shards, len(res.rows), res.shardFile)
+		return 0
 	}
 	fmt.Fprint(stdout, summary(res.rows))
 	fmt.Fprintf(stdout, "gradebook: %s (%d rows)\ntotals:    %s\n", res.gradebook, len(res.rows), res.totals)
@@ -130,12 +149,23 @@ func runGrade(o gradeOptions) (*gradeResult, error) {
 	if err != nil {
 		return nil, usageError{err}
 	}
-	subs, err := findSubmissions(o.submissions)
+	all, skipped, err := findSubmissions(o.submissions)
 	if err != nil {
 		return nil, usageError{err}
 	}
-	if len(subs) == 0 {
+	if len(all) == 0 {
 		return nil, usageError{fmt.Errorf("no .ipynb files in %s", o.submissions)}
+	}
+	if o.progress != nil {
+		for _, sk := range skipped {
+			fmt.Fprintf(o.progress, "skipped %s: skipped, because %s\n", cleanText(sk.Rel), sk.Why)
+		}
+	}
+	subs := all
+	if o.shards > 0 {
+		if subs, err = shardOf(all, o.shard, o.shards); err != nil {
+			return nil, usageError{err}
+		}
 	}
 	if o.module == "" {
 		o.module = findModule(o.course)
@@ -182,7 +212,7 @@ func runGrade(o gradeOptions) (*gradeResult, error) {
 	var mu sync.Mutex
 	work := make(chan int)
 	var wg sync.WaitGroup
-	for w := 0; w < min(o.jobs, len(subs)); w++ {
+	for w := 0; w < min(o.jobs, max(len(subs), 1)); w++ {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
@@ -206,7 +236,7 @@ func runGrade(o gradeOptions) (*gradeResult, error) {
 					if hand > 0 {
 						manual = fmt.Sprintf(" (+%s by hand)", fmtPoints(hand))
 					}
-					fmt.Fprintf(o.progress, "graded %-56s %4s / %-4s %5.1fs%s\n", rows[0].File, fmtPoints(got), fmtPoints(max), time.Since(start).Seconds(), manual)
+					fmt.Fprintf(o.progress, "graded %-56s %4s / %-4s %5.1fs%s\n", cleanText(rows[0].File), fmtPoints(got), fmtPoints(max), time.Since(start).Seconds(), manual)
 					mu.Unlock()
 				}
 			}
@@ -218,23 +248,70 @@ func runGrade(o gradeOptions) (*gradeResult, error) {
 	close(work)
 	wg.Wait()
 
-	res := &gradeResult{gradebook: filepath.Join(o.out, "gradebook.csv"), totals: filepath.Join(o.out, "totals.csv"), root: sb.root, seconds: seconds, setup: setup}
+	res := &gradeResult{root: sb.root, seconds: seconds, setup: setup, cgroup: sb.mem != nil}
 	for _, r := range results {
 		res.rows = append(res.rows, r...)
 	}
 	sb.mu.Lock()
 	res.uids = append([]int(nil), sb.uids...)
 	sb.mu.Unlock()
+	if o.shards > 0 {
+		rec := shardRecord{Version: shardVersion, Shard: o.shard, Shards: o.shards, Course: courseDigest(courses),
+			Submissions: relAll(o.submissions, all), Graded: relAll(o.submissions, subs), Skipped: skipped, Rows: res.rows}
+		res.shardFile = filepath.Join(o.out, fmt.Sprintf("shard-%d-of-%d.json", o.shard, o.shards))
+		return res, writeShard(res.shardFile, rec)
+	}
+	return res, finish(res, o.out, courses, o.module)
+}
+
+// finish writes the gradebook of all the rows: gradebook.csv, totals.csv
+// and manual/. Duplicates (a student's second copy of a course notebook) are
+// flagged here, where every row of the class is known.
+func finish(res *gradeResult, out string, courses []*course, module string) error {
+	if err := os.MkdirAll(out, 0o755); err != nil {
+		return err
+	}
+	res.rows = markDuplicates(res.rows)
+	res.gradebook, res.totals = filepath.Join(out, "gradebook.csv"), filepath.Join(out, "totals.csv")
 	if err := writeCSV(res.gradebook, gradebookRecords(res.rows)); err != nil {
-		return nil, err
+		return err
 	}
 	if err := writeCSV(res.totals, totalsRecords(res.rows)); err != nil {
-		return nil, err
+		return err
 	}
-	if res.manual, err = writeManual(filepath.Join(o.out, manualDirName), res.rows, courses, o.module); err != nil {
-		return nil, err
+	var err error
+	res.manual, err = writeManual(filepath.Join(out, manualDirName), res.rows, courses, module)
+	return err
+}
+
+// markDuplicates flags the submissions of one student that answer the same
+// course notebook: the first of them (in the order of their paths) counts,
+// the others keep their rows, say so, and are left out of totals.csv.
+func markDuplicates(rows []gradeRow) []gradeRow {
+	type key struct{ student, course string }
+	files := map[key][]string{}
+	seen := map[string]bool{}
+	for _, r := range rows {
+		if r.Course == "" || r.Exercise == "-" || seen[r.File] {
+			continue
+		}
+		seen[r.File] = true
+		k := key{r.Student, r.Course}
+		files[k] = append(files[k], r.File)
 	}
-	return res, nil
+	for i, r := range rows {
+		fs := files[key{r.Student, r.Course}]
+		if len(fs) < 2 || r.Exercise == "-" {
+			continue
+		}
+		if r.File == fs[0] {
+			rows[i].Message += fmt.Sprintf(" [duplicate: %s handed in %s %d times (also %s); this copy counts, once]", r.Student, r.Course, len(fs), strings.Join(fs[1:], ", "))
+		} else {
+			rows[i].Duplicate = true
+			rows[i].Message += fmt.Sprintf(" [duplicate: %s handed in %s %d times; %s counts, this copy is not counted in totals.csv]", r.Student, r.Course, len(fs), fs[0])
+		}
+	}
+	return rows
 }
 
 // findModule finds the kgviz checkout around dir, else around the current folder.
@@ -276,7 +353,7 @@ func gradebookRecords(rows []gradeRow) [][]string {
 // hand can add (manual_max_points).
 func totalsRecords(rows []gradeRow) [][]string {
 	type tot struct {
-		files          map[string]bool
+		files, dups    map[string]bool
 		got, max, hand float64
 		unreadable     int
 	}
@@ -284,8 +361,14 @@ func totalsRecords(rows []gradeRow) [][]string {
 	for _, r := range rows {
 		t := totals[r.Student]
 		if t == nil {
-			t = &tot{files: map[string]bool{}}
+			t = &tot{files: map[string]bool{}, dups: map[string]bool{}}
 			totals[r.Student] = t
+		}
+		if r.Duplicate {
+			if !t.dups[r.File] {
+				t.dups[r.File] = true
+			}
+			continue
 		}
 		t.files[r.File] = true
 		switch {
@@ -299,10 +382,10 @@ func totalsRecords(rows []gradeRow) [][]string {
 			t.unreadable++
 		}
 	}
-	out := [][]string{{"student", "notebooks", "points", "max_points", "ungraded_files", "manual_max_points"}}
+	out := [][]string{{"student", "notebooks", "points", "max_points", "ungraded_files", "manual_max_points", "duplicate_files"}}
 	for _, s := range sortedKeys(totals) {
 		t := totals[s]
-		out = append(out, []string{s, strconv.Itoa(len(t.files)), fmtPoints(t.got), fmtPoints(t.max), strconv.Itoa(t.unreadable), fmtPoints(t.hand)})
+		out = append(out, []string{s, strconv.Itoa(len(t.files)), fmtPoints(t.got), fmtPoints(t.max), strconv.Itoa(t.unreadable), fmtPoints(t.hand), strconv.Itoa(len(t.dups))})
 	}
 	return out
 }
@@ -315,7 +398,7 @@ func writeCSV(path string, records [][]string) error {
 		return err
 	}
 	w := csv.NewWriter(f)
-	w.WriteAll(records)
+	w.WriteAll(csvRecords(records))
 	if err := w.Error(); err != nil {
 		f.Close()
 		return err
@@ -339,6 +422,9 @@ func summary(rows []gradeRow) string {
 			totals[r.Student] = t
 			students = append(students, r.Student)
 		}
+		if r.Duplicate {
+			continue
+		}
 		if r.Manual {
 			t.hand += r.Max
 			continue
@@ -350,7 +436,7 @@ func summary(rows []gradeRow) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%-40s %8s %8s %8s\n", "student", "points", "max", "manual")
 	for _, s := range students {
-		fmt.Fprintf(&b, "%-40s %8s %8s %8s\n", s, fmtPoints(totals[s].got), fmtPoints(totals[s].max), "+"+fmtPoints(totals[s].hand))
+		fmt.Fprintf(&b, "%-40s %8s %8s %8s\n", cleanText(s), fmtPoints(totals[s].got), fmtPoints(totals[s].max), "+"+fmtPoints(totals[s].hand))
 	}
 	return b.String()
 }

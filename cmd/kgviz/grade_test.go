@@ -7,6 +7,7 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"os/exec"
@@ -18,6 +19,7 @@ import (
 	"syscall"
 	"testing"
 	"time"
+	"unicode"
 )
 
 // The grader's tests build real submissions from the course notebooks
@@ -90,8 +92,12 @@ func answerCellSource(t *testing.T, path, id string) string {
 type attack struct {
 	name   string
 	doc    string
+	file   string                 // the submission's path below the submissions folder ("" : NAME-<course>.ipynb)
 	expect map[string]expectation // exercise id → expected row
-	edits  []edit
+	// expectations that hold only with (cgroup) or without (nocgroup) a
+	// memory cgroup per submission
+	cond  map[string]map[string]expectation
+	edits []edit
 }
 
 type expectation struct {
@@ -110,7 +116,7 @@ func parseAttack(t *testing.T, path string) attack {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := attack{name: strings.TrimSuffix(filepath.Base(path), ".txt"), expect: map[string]expectation{}}
+	a := attack{name: strings.TrimSuffix(filepath.Base(path), ".txt"), expect: map[string]expectation{}, cond: map[string]map[string]expectation{}}
 	var cur *edit
 	flush := func() {
 		if cur != nil {
@@ -119,7 +125,7 @@ func parseAttack(t *testing.T, path string) attack {
 			cur = nil
 		}
 	}
-	expectLine := regexp.MustCompile(`^=== expect(-root)? (\S+) (\d+|manual) (.*)$`)
+	expectLine := regexp.MustCompile(`^=== expect(-root|-cgroup|-nocgroup)? (\S+) (\d+|manual|any) (.*)$`)
 	sc := bufio.NewScanner(strings.NewReader(string(data)))
 	sc.Buffer(make([]byte, 1<<20), 1<<20)
 	for sc.Scan() {
@@ -130,9 +136,24 @@ func parseAttack(t *testing.T, path string) attack {
 		case expectLine.MatchString(line):
 			flush()
 			m := expectLine.FindStringSubmatch(line)
-			if m[1] == "" || os.Geteuid() == 0 { // -root: only where the grader has a uid per submission
-				a.expect[m[2]] = expectation{points: m[3], match: regexp.MustCompile(m[4])}
+			e := expectation{points: m[3], match: regexp.MustCompile(m[4])}
+			switch {
+			case m[1] == "-cgroup" || m[1] == "-nocgroup":
+				c := strings.TrimPrefix(m[1], "-")
+				if a.cond[c] == nil {
+					a.cond[c] = map[string]expectation{}
+				}
+				a.cond[c][m[2]] = e
+			case m[1] == "" || os.Geteuid() == 0: // -root: only where the grader has a uid per submission
+				a.expect[m[2]] = e
 			}
+		case strings.HasPrefix(line, "=== file "):
+			flush()
+			f, err := strconv.Unquote(strings.TrimPrefix(line, "=== file "))
+			if err != nil {
+				t.Fatalf("%s: === file wants a Go string: %v", path, err)
+			}
+			a.file = f
 		case strings.HasPrefix(line, "=== "):
 			flush()
 			f := strings.Fields(strings.TrimPrefix(line, "=== "))
@@ -155,7 +176,7 @@ func parseAttack(t *testing.T, path string) attack {
 		}
 	}
 	flush()
-	if len(a.expect) == 0 {
+	if len(a.expect) == 0 && len(a.cond) == 0 {
 		t.Fatalf("%s: no === expect lines", path)
 	}
 	return a
@@ -354,19 +375,39 @@ func TestAttacks(t *testing.T) {
 	if len(files) < 20 {
 		t.Fatalf("%d attacks in testdata/attacks", len(files))
 	}
+	byFile := map[string]string{} // the gradebook's student_file cell → attack
+	var attacks []attack
 	for _, f := range files {
 		a := parseAttack(t, f)
 		copyAttack := a.build(t, root)
-		if err := os.WriteFile(filepath.Join(subs, a.name+"-"+course02+".ipynb"), copyAttack, 0o644); err != nil {
+		rel := a.name + "-" + course02 + ".ipynb"
+		if a.file != "" {
+			rel = a.file
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(subs, rel)), 0o755)
+		if err := os.WriteFile(filepath.Join(subs, rel), copyAttack, 0o644); err != nil {
 			t.Fatal(err)
 		}
-		for id, e := range untouched { // what the attack does not touch stays as the course has it
-			if _, ok := a.expect[id]; !ok {
-				a.expect[id] = e
-			}
-		}
+		byFile[csvCell(rel)] = a.name
+		attacks = append(attacks, a)
 		expect[a.name] = a.expect
 	}
+	// A student who hands in the solved notebook twice: counted once.
+	os.MkdirAll(filepath.Join(subs, "dup"), 0o755)
+	copyFile(filepath.Join(root, "solutions", course02+".ipynb"), filepath.Join(subs, "dup", course02+".ipynb"))
+	copyFile(filepath.Join(root, "solutions", course02+".ipynb"), filepath.Join(subs, "dup", "again-"+course02+".ipynb"))
+	expect["dup"] = solved
+	// Entries that are not submissions: each skipped with a printed line.
+	os.WriteFile(filepath.Join(tmp, "outside-"+course02+".ipynb"), []byte("{}"), 0o644)
+	os.Symlink(filepath.Join(tmp, "outside-"+course02+".ipynb"), filepath.Join(subs, "link-"+course02+".ipynb"))
+	if err := syscall.Mkfifo(filepath.Join(subs, "fifo-"+course02+".ipynb"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	os.MkdirAll(filepath.Join(subs, "..."), 0o755)
+	copyFile(filepath.Join(root, "solutions", course02+".ipynb"), filepath.Join(subs, "...", course02+".ipynb"))
+	os.WriteFile(filepath.Join(subs, "notes.txt"), []byte("not a notebook"), 0o644)
+	skippedWant := map[string]string{"link-" + course02 + ".ipynb": "symbolic link", "fifo-" + course02 + ".ipynb": "FIFO",
+		"...": "hidden folder", "notes.txt": "not a notebook"}
 	// An outside marker the attacks look for, to prove they cannot reach it.
 	secret := filepath.Join(tmp, "teacher-secret.txt")
 	os.WriteFile(secret, []byte("the teacher's secret"), 0o600)
@@ -381,25 +422,56 @@ func TestAttacks(t *testing.T) {
 	before["out"] = hashTree(t, out, "gradebook.csv", "totals.csv", manualDirName)
 
 	start := time.Now()
+	var printed strings.Builder
 	res, err := runGrade(gradeOptions{course: filepath.Join(root, "notebooks"), out: out, submissions: subs, key: testKey(t),
 		timeout: 2 * time.Minute, checkTimeout: 8 * time.Second, jobs: 2, memoryMiB: 1024, outputMiB: 1, module: root,
-		progress: testWriter{t}, log: testWriter{t}})
+		progress: io.MultiWriter(testWriter{t}, &printed), log: testWriter{t}})
 	if err != nil {
 		t.Fatal(err)
+	}
+	mode := map[bool]string{true: "cgroup", false: "nocgroup"}[res.cgroup]
+	t.Logf("memory per submission: %s", mode)
+	for _, a := range attacks {
+		for id, e := range a.cond[mode] {
+			a.expect[id] = e
+		}
+		for id, e := range untouched { // what the attack does not touch stays as the course has it
+			if _, ok := a.expect[id]; !ok {
+				a.expect[id] = e
+			}
+		}
+	}
+	for rel, why := range skippedWant {
+		if !regexp.MustCompile(`(?m)^skipped ` + regexp.QuoteMeta(rel) + `: skipped, because [^\n]*` + why).MatchString(printed.String()) {
+			t.Errorf("no printed line says %s is skipped because of a %s", rel, why)
+		}
+	}
+	if strings.IndexFunc(printed.String(), func(r rune) bool { return r != '\n' && (unicode.IsControl(r) || isBidiControl(r)) }) >= 0 {
+		t.Errorf("the grader printed a control character: %q", printed.String())
 	}
 	t.Logf("graded %d submissions in %.1fs", len(expect), time.Since(start).Seconds())
 	book := readCSV(t, res.gradebook)
 	if got := strings.Join(book[0], ","); got != "student_file,course_notebook,exercise,points,max_points,message" {
 		t.Fatalf("gradebook header %s", got)
 	}
+	checkNeutralCSV(t, book)
 	seen := map[string]bool{}
 	for _, r := range book[1:] {
 		name := strings.TrimSuffix(strings.TrimSuffix(filepath.Base(r[0]), ".ipynb"), "-"+course02)
-		if strings.HasPrefix(r[0], "victim/") {
+		switch {
+		case byFile[r[0]] != "":
+			name = byFile[r[0]]
+		case strings.HasPrefix(r[0], "victim/"):
 			name = "victim"
-		}
-		if name == course02 {
-			name = "victim"
+		case strings.HasPrefix(r[0], "dup/"):
+			name = "dup"
+			want := "this copy counts, once]"
+			if strings.HasPrefix(r[0], "dup/again-") {
+				want = "dup/" + course02 + ".ipynb counts, this copy is not counted in totals.csv]"
+			}
+			if !strings.Contains(r[5], "[duplicate: dup handed in "+course02+".ipynb 2 times") || !strings.Contains(r[5], want) {
+				t.Errorf("duplicate %s %s: %s", r[0], r[2], r[5])
+			}
 		}
 		exp, ok := expect[name][r[2]]
 		if !ok {
@@ -410,7 +482,7 @@ func TestAttacks(t *testing.T) {
 		if r[1] != course02+".ipynb" || r[4] != maxOf[r[2]] {
 			t.Errorf("%s %s: course %q, max %q (the course's: %q)", name, r[2], r[1], r[4], maxOf[r[2]])
 		}
-		if points := strings.ReplaceAll(exp.points, "manual", ""); r[3] != points {
+		if points := strings.ReplaceAll(exp.points, "manual", ""); r[3] != points && points != "any" {
 			t.Errorf("%s %s: %q point(s), deserves %q: %s", name, r[2], r[3], points, r[5])
 		}
 		if !exp.match.MatchString(r[5]) {
@@ -429,12 +501,27 @@ func TestAttacks(t *testing.T) {
 		}
 	}
 	totals := readCSV(t, res.totals)
-	if strings.Join(totals[0], ",") != "student,notebooks,points,max_points,ungraded_files,manual_max_points" || len(totals) != len(expect)+1 {
+	if strings.Join(totals[0], ",") != "student,notebooks,points,max_points,ungraded_files,manual_max_points,duplicate_files" || len(totals) != len(expect)+1 {
 		t.Errorf("totals: %v", totals)
+	}
+	checkNeutralCSV(t, totals)
+	for _, r := range totals {
+		if r[0] == "dup" && (r[1] != "1" || r[2] != r[3] || r[6] != "1") {
+			t.Errorf("the student who handed in twice: %v (want 1 notebook counted, its points, 1 duplicate)", r)
+		}
 	}
 	// The explanations went to manual/<student>.md, as text: the attack's
 	// script, fence and forged rubric are inside one fenced block.
 	checkExport(t, filepath.Join(out, manualDirName, manualFileName("explain-html")), parseAttack(t, "testdata/attacks/explain-html.txt"))
+	manuals, _ := os.ReadDir(filepath.Join(out, manualDirName))
+	for _, m := range manuals {
+		if !isAlnum(m.Name()[0]) {
+			t.Errorf("manual/%s: a file name that does not start with a letter or a digit", m.Name())
+		}
+	}
+	if _, err := os.Stat(filepath.Join(out, manualDirName, manualFileName("-rf"))); err != nil {
+		t.Errorf("the explanation of the student -rf: %v", err)
+	}
 	// Nothing changed, nothing is left running, now and a little later
 	// (detached processes that would write after the grader ends).
 	bookHash := hashTree(t, out)
@@ -533,8 +620,8 @@ func TestGrade(t *testing.T) {
 	}
 	totals := readCSV(t, res.totals)
 	n := strconv.Itoa(len(nbs))
-	want := [][]string{{"student", "notebooks", "points", "max_points", "ungraded_files", "manual_max_points"},
-		{"ann", n, fmtPoints(auto), fmtPoints(auto), "0", fmtPoints(hand)}, {"ben", n, "0", fmtPoints(auto), "0", fmtPoints(hand)}, {"cy", "2", "0", "0", "2", "0"}}
+	want := [][]string{{"student", "notebooks", "points", "max_points", "ungraded_files", "manual_max_points", "duplicate_files"},
+		{"ann", n, fmtPoints(auto), fmtPoints(auto), "0", fmtPoints(hand), "0"}, {"ben", n, "0", fmtPoints(auto), "0", fmtPoints(hand), "0"}, {"cy", "2", "0", "0", "2", "0", "0"}}
 	if fmt.Sprint(totals) != fmt.Sprint(want) {
 		t.Errorf("totals %v, want %v", totals, want)
 	}
@@ -571,6 +658,85 @@ func TestGrade(t *testing.T) {
 	}
 	if r := byEx["ex02-3"]; r.Points != 0 || !strings.Contains(r.Message, "time limit (25s) ran out") {
 		t.Errorf("the check the time limit cut: %+v", r)
+	}
+	t.Run("shards", func(t *testing.T) { gradeShards(t, root) })
+}
+
+// gradeShards grades one small class as one run and as 4 shards joined by
+// merge: the gradebook, the totals and every manual/ file are byte for byte
+// the same (duplicates, explanations and unreadable files included).
+func gradeShards(t *testing.T, root string) {
+	tmp := t.TempDir()
+	subs := filepath.Join(tmp, "class")
+	put := func(rel, from string) {
+		data, err := os.ReadFile(from)
+		if err != nil {
+			t.Fatal(err)
+		}
+		os.MkdirAll(filepath.Dir(filepath.Join(subs, rel)), 0o755)
+		os.WriteFile(filepath.Join(subs, rel), data, 0o644)
+	}
+	for _, stem := range []string{course02, "03-cooperative-sticky-only-what-moves-stops"} {
+		put("ann/"+stem+".ipynb", filepath.Join(root, "solutions", stem+".ipynb"))
+		put("ben/"+stem+".ipynb", filepath.Join(root, "notebooks", stem+".ipynb"))
+		put("-rf/"+stem+".ipynb", filepath.Join(root, "solutions", stem+".ipynb"))
+	}
+	put("ann/again-"+course02+".ipynb", filepath.Join(root, "solutions", course02+".ipynb"))
+	os.WriteFile(filepath.Join(subs, "cy-broken.ipynb"), []byte(`{"cells": [`), 0o644)
+	key := testKey(t)
+	opts := func(out string, shard, shards int) gradeOptions {
+		return gradeOptions{course: filepath.Join(root, "notebooks"), out: out, submissions: subs, key: key, timeout: 2 * time.Minute,
+			checkTimeout: 30 * time.Second, jobs: 2, memoryMiB: 1024, outputMiB: 1, module: root, shard: shard, shards: shards}
+	}
+	one := filepath.Join(tmp, "one")
+	if _, err := runGrade(opts(one, 0, 0)); err != nil {
+		t.Fatal(err)
+	}
+	shardDir := filepath.Join(tmp, "shards")
+	for i := 0; i < 4; i++ {
+		res, err := runGrade(opts(filepath.Join(shardDir, strconv.Itoa(i)), i, 4))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if res.gradebook != "" || res.shardFile == "" {
+			t.Errorf("shard %d wrote a gradebook %q / no record", i, res.gradebook)
+		}
+	}
+	dirs, _ := filepath.Glob(filepath.Join(shardDir, "*"))
+	four := filepath.Join(tmp, "four")
+	var stdout, stderr strings.Builder
+	if code := run(append([]string{"grade", "merge", "-out", four, "-course", filepath.Join(root, "notebooks"), "-module", root}, dirs...), &stdout, &stderr); code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr.String())
+	}
+	var compared []string
+	filepath.WalkDir(one, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		rel, _ := filepath.Rel(one, p)
+		a, _ := os.ReadFile(p)
+		b, err := os.ReadFile(filepath.Join(four, rel))
+		if err != nil || string(a) != string(b) {
+			t.Errorf("%s differs between 1 shard and 4 (%v):\n%s\n---\n%s", rel, err, clip(string(a), 800), clip(string(b), 800))
+		}
+		compared = append(compared, rel)
+		return nil
+	})
+	if n, _ := filepath.Glob(filepath.Join(four, "*", "*")); len(compared) < 5 || len(n) != len(compared)-2 {
+		t.Errorf("compared %v; the merge wrote %v", compared, n)
+	}
+	book, _ := os.ReadFile(filepath.Join(one, "gradebook.csv"))
+	for _, want := range []string{"ann/again-" + course02 + ".ipynb", "'-rf/" + course02, "cy-broken.ipynb", "not counted in totals.csv"} {
+		if !strings.Contains(string(book), want) {
+			t.Errorf("the class's gradebook has no %q", want)
+		}
+	}
+	t.Logf("1 shard and 4 shards: %d files identical (%s)", len(compared), strings.Join(compared, ", "))
+	// A shard missing: the merge refuses, naming it.
+	os.RemoveAll(dirs[2])
+	stderr.Reset()
+	if code := run(append([]string{"grade", "merge", "-out", filepath.Join(tmp, "bad"), "-course", filepath.Join(root, "notebooks")}, dirs[0], dirs[1], dirs[3]), &stdout, &stderr); code == 0 || !strings.Contains(stderr.String(), "shard 2/4 is missing") {
+		t.Errorf("merge without shard 2: exit %d, %s", code, stderr.String())
 	}
 }
 

@@ -172,8 +172,11 @@ func mdEscape(s string) string {
 }
 
 // manualFileName is the export's file name for a student: the name's safe
-// characters, and a short hash of the name when anything was replaced (so
-// that two names never share a file).
+// characters (ASCII letters, digits, - _ .), starting with a letter or a
+// digit (a name like "-rf" would be an option to the teacher's rm, ls or
+// grep; ".x" hidden); when anything had to change, "student_" in front when
+// the name does not start with a letter or a digit, and a short hash of the
+// name at the end (so that two names never share a file).
 func manualFileName(student string) string {
 	safe := strings.Map(func(r rune) rune {
 		if r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.') {
@@ -181,16 +184,21 @@ func manualFileName(student string) string {
 		}
 		return '_'
 	}, student)
-	safe = strings.TrimLeft(safe, ".")
 	if len(safe) > 80 {
 		safe = safe[:80]
 	}
-	if safe != student || safe == "" {
+	if safe != student || safe == "" || !isAlnum(safe[0]) {
+		if safe == "" || !isAlnum(safe[0]) {
+			safe = "student_" + safe
+		}
 		sum := sha256.Sum256([]byte(student))
-		safe = strings.TrimRight(safe, "._") + "-" + hex.EncodeToString(sum[:4])
-		safe = strings.TrimLeft(safe, "-")
+		safe = strings.TrimRight(safe, "._-") + "-" + hex.EncodeToString(sum[:4])
 	}
 	return safe + ".md"
+}
+
+func isAlnum(c byte) bool {
+	return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' || c >= '0' && c <= '9'
 }
 
 // demoteHeadings turns the headings of course text into headings below the

@@ -193,15 +193,22 @@ func TestExplainExportCutsHugeAnswers(t *testing.T) {
 // hidden file, no collision) and are escaped in the export's text.
 func TestManualFileNames(t *testing.T) {
 	seen := map[string]string{}
-	for _, name := range []string{"ann", "Ann", "a b", "a_b", "../../etc/passwd", ".hidden", "<script>x</script>", "élodie", "", strings.Repeat("x", 300)} {
+	for _, name := range []string{"ann", "Ann", "a b", "a_b", "../../etc/passwd", ".hidden", "<script>x</script>", "élodie", "", strings.Repeat("x", 300),
+		"-rf", "--help", "-", "...", "_x", "=HYPERLINK(\"x\")", "\x1b[31mred"} {
 		f := manualFileName(name)
-		if strings.ContainsAny(f, `/\`) || strings.HasPrefix(f, ".") || !strings.HasSuffix(f, ".md") || len(f) > 100 {
-			t.Errorf("%q → %q", name, f)
+		if strings.ContainsAny(f, `/\`) || !isAlnum(f[0]) || !strings.HasSuffix(f, ".md") || len(f) > 100 {
+			t.Errorf("%q → %q (a name must start with a letter or digit: no option, no hidden file)", name, f)
 		}
 		if other, dup := seen[f]; dup {
 			t.Errorf("%q and %q share %q", name, other, f)
 		}
 		seen[f] = name
+	}
+	if f := manualFileName("ann"); f != "ann.md" {
+		t.Errorf("ann → %q", f)
+	}
+	if f := manualFileName("-rf"); !strings.HasPrefix(f, "student_-rf-") {
+		t.Errorf("-rf → %q", f)
 	}
 	if e := mdEscape("<script>alert(1)</script> *x* [l](u)"); strings.ContainsAny(strings.ReplaceAll(e, "\\", ""), "<>") || strings.Contains(e, "](") {
 		t.Errorf("mdEscape: %q", e)

@@ -71,7 +71,10 @@ type sandbox struct {
 	mu       sync.Mutex
 	uids     []int // every uid this run used (tests look for leftovers)
 	run      limits
-	self     string // the sandbox's GOCACHEPROG (cmd/kgviz/cacheprog), built statically
+	self     string     // the sandbox's GOCACHEPROG (cmd/kgviz/cacheprog), built statically
+	mem      *memCgroup // nil: no memory cgroup (noCgroup says why)
+	noCgroup string
+	sh       string // the shell that moves a slot's first process into its cgroup (cgroup v1)
 }
 
 type sandboxOptions struct {
@@ -120,7 +123,23 @@ func newSandbox(o sandboxOptions) (*sandbox, error) {
 		// uids far above any real user's, 1024 per run, a run at random.
 		s.uidBase = 1_000_000_000 + (binary.LittleEndian.Uint32(b[:])%1_000_000)*1024 // below 2^31: bwrap maps uids as signed ints
 	}
+	if s.asRoot {
+		if s.sh, err = exec.LookPath("sh"); err != nil {
+			s.noCgroup = "no sh"
+		} else {
+			s.mem, s.noCgroup = newMemCgroup()
+		}
+	} else {
+		s.noCgroup = "the grader is not root"
+		if s.unsafe {
+			s.noCgroup = "-unsafe"
+		}
+	}
+	if o.log != nil {
+		fmt.Fprintf(o.log, "kgviz grade: memory of a submission: %s\n", s.memoryText())
+	}
 	if s.root, err = os.MkdirTemp("", "kgviz-grade-"); err != nil {
+		s.close()
 		return nil, err
 	}
 	if err := os.Chmod(s.root, 0o711); err != nil {
@@ -155,6 +174,13 @@ func (s *sandbox) close() {
 	if s.root != "" {
 		makeWritable(s.root)
 		os.RemoveAll(s.root)
+	}
+	if s.mem != nil {
+		left, _ := filepath.Glob(filepath.Join(s.mem.base, "slot-*"))
+		for _, d := range left {
+			removeCgroup(d)
+		}
+		removeCgroup(s.mem.base)
 	}
 }
 
@@ -400,9 +426,13 @@ type slot struct {
 	src   string
 	cache string // a writable build cache (warm-up only); "" for the read-only warm cache
 	open  []*os.File
+	// cgroup is the slot's memory cgroup ("" without one): the answers'
+	// program and everything it starts run in it (not the build).
+	cgroup string
 }
 
 func (s *sandbox) newSlot(writableCache bool) (*slot, error) {
+	var err error
 	sl := &slot{s: s, uid: os.Getuid()}
 	if s.asRoot {
 		sl.uid = int(s.uidBase + s.nextUID.Add(1))
@@ -410,7 +440,6 @@ func (s *sandbox) newSlot(writableCache bool) (*slot, error) {
 	s.mu.Lock()
 	s.uids = append(s.uids, sl.uid)
 	s.mu.Unlock()
-	var err error
 	if sl.dir, err = os.MkdirTemp(s.root, "slot-"); err != nil {
 		return nil, err
 	}
@@ -430,6 +459,11 @@ func (s *sandbox) newSlot(writableCache bool) (*slot, error) {
 			if err := os.Lchown(d, sl.uid, sl.uid); err != nil {
 				return nil, err
 			}
+		}
+	}
+	if s.mem != nil && !writableCache {
+		if sl.cgroup, err = s.mem.slotCgroup(filepath.Base(sl.dir), sl.uid, s.run.memory); err != nil {
+			return nil, fmt.Errorf("the submission's memory cgroup: %v", err)
 		}
 	}
 	return sl, nil
@@ -531,6 +565,12 @@ func (sl *slot) command(ctx context.Context, phase string, lim limits, argv ...s
 		}
 		args = append(args, "--")
 	}
+	inCgroup := phase == "run" && sl.cgroup != ""
+	if inCgroup && s.mem.version == 1 {
+		// The first process moves itself into the slot's cgroup before it
+		// starts anything: all that follows is born in it.
+		args = append([]string{s.sh, "-c", `echo $$ > "$0" && exec "$@"`, filepath.Join(sl.cgroup, "cgroup.procs")}, args...)
+	}
 	if s.unsafe {
 		args = append(args, argv...)
 	} else {
@@ -568,6 +608,13 @@ func (sl *slot) command(ctx context.Context, phase string, lim limits, argv ...s
 		cmd.Dir = sl.dir
 	}
 	attr := &syscall.SysProcAttr{Setpgid: true, Pdeathsig: syscall.SIGKILL}
+	if inCgroup && s.mem.version == 2 {
+		// Born in the slot's cgroup (clone3's CLONE_INTO_CGROUP).
+		if f, err := os.Open(sl.cgroup); err == nil {
+			sl.open = append(sl.open, f)
+			attr.UseCgroupFD, attr.CgroupFD = true, int(f.Fd())
+		}
+	}
 	if s.asRoot {
 		attr.Credential = &syscall.Credential{Uid: uint32(sl.uid), Gid: uint32(sl.uid), Groups: []uint32{}}
 	}
@@ -639,6 +686,9 @@ func (sl *slot) closeFiles() {
 func (sl *slot) remove() {
 	sl.killUser()
 	sl.closeFiles()
+	if sl.cgroup != "" {
+		removeCgroup(sl.cgroup)
+	}
 	makeWritable(sl.dir)
 	os.RemoveAll(sl.dir)
 }

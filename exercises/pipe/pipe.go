@@ -21,6 +21,8 @@ package pipe
 import (
 	"bufio"
 	"bytes"
+	"crypto/rand"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -30,6 +32,8 @@ import (
 	"sort"
 	"strings"
 	"sync"
+
+	"github.com/kgviz/kgviz/internal/builtinuse"
 )
 
 // The file descriptors of the protocol in the student's program.
@@ -41,19 +45,29 @@ const (
 // MaxLine is the longest reply the grader accepts (a larger one is a protocol error).
 const MaxLine = 32 << 20
 
+// A request carries a token of the grader's, fresh for every call, that its
+// reply must carry back: a reply written before the call was made (pre-sent
+// on the pipe, or forged by an answer writing to ReplyFD) cannot know it.
 type request struct {
-	ID   int               `json:"id"`
-	Fn   string            `json:"fn"`
-	Args []json.RawMessage `json:"args"`
+	ID    int               `json:"id"`
+	Token string            `json:"token"`
+	Fn    string            `json:"fn"`
+	Args  []json.RawMessage `json:"args"`
 }
 
 type reply struct {
 	ID      int               `json:"id"`
+	Token   string            `json:"token,omitempty"`
 	Hello   map[string]string `json:"hello,omitempty"` // first message: function name → Go type
 	Results []json.RawMessage `json:"results,omitempty"`
 	Panic   string            `json:"panic,omitempty"`
 	Goexit  bool              `json:"goexit,omitempty"`
 	Error   string            `json:"error,omitempty"`
+	// Builtin is how many times kgviz's built-in assignors ran during the
+	// call (internal/builtinuse), BuiltinName the last one: exercises that
+	// ask for the student's own assignor fail an answer that runs one.
+	Builtin     int64  `json:"builtin,omitempty"`
+	BuiltinName string `json:"builtin_name,omitempty"`
 }
 
 // Serve answers the grader's calls on RequestFD/ReplyFD with funcs and
@@ -78,7 +92,11 @@ func ServeConn(r io.Reader, w io.Writer, funcs map[string]any) error {
 	for name, f := range funcs {
 		hello[name] = reflect.TypeOf(f).String()
 	}
-	if err := enc.Encode(reply{Hello: hello}); err != nil {
+	// Sent on its own (not as a reply, whose omitempty would drop an empty
+	// map): a program that serves no function still says hello.
+	if err := enc.Encode(struct {
+		Hello map[string]string `json:"hello"`
+	}{hello}); err != nil {
 		return err
 	}
 	dec := json.NewDecoder(r)
@@ -99,7 +117,7 @@ func ServeConn(r io.Reader, w io.Writer, funcs map[string]any) error {
 // invoke calls one function. It runs on a goroutine of its own so that a
 // runtime.Goexit in the answer ends only that goroutine and is reported.
 func invoke(funcs map[string]any, req request) reply {
-	rep := reply{ID: req.ID}
+	rep := reply{ID: req.ID, Token: req.Token}
 	f, ok := funcs[req.Fn]
 	if !ok || f == nil {
 		rep.Error = fmt.Sprintf("no answer function %q", req.Fn)
@@ -126,6 +144,7 @@ func invoke(funcs map[string]any, req request) reply {
 		panicVal any
 		done     = make(chan struct{})
 	)
+	before, _ := builtinuse.Count()
 	go func() {
 		defer close(done)
 		defer func() {
@@ -137,6 +156,9 @@ func invoke(funcs map[string]any, req request) reply {
 		returned = true
 	}()
 	<-done
+	if after, name := builtinuse.Count(); after > before {
+		rep.Builtin, rep.BuiltinName = after-before, name
+	}
 	switch {
 	case returned:
 		for i, r := range results {
@@ -205,12 +227,15 @@ func (e *ProtocolError) Error() string { return e.Msg }
 // goroutines; calls are made one at a time. After a protocol error or the end
 // of the program every call fails with the same error.
 type Conn struct {
-	mu    sync.Mutex
-	w     io.Writer
-	r     *bufio.Reader
-	id    int
-	err   error
-	funcs map[string]string
+	bmu         sync.Mutex // guards builtin, builtinName
+	builtin     int64
+	builtinName string
+	mu          sync.Mutex
+	w           io.Writer
+	r           *bufio.Reader
+	id          int
+	err         error
+	funcs       map[string]string
 }
 
 // Dial reads the student's program's hello from r and returns the connection.
@@ -226,6 +251,15 @@ func Dial(r io.Reader, w io.Writer) (*Conn, error) {
 	}
 	c.funcs = rep.Hello
 	return c, nil
+}
+
+// BuiltinRuns returns how many times kgviz's built-in assignors ran in the
+// answer program during the calls so far, and the name of the last one (see
+// exercises.RunRemote).
+func (c *Conn) BuiltinRuns() (int64, string) {
+	c.bmu.Lock()
+	defer c.bmu.Unlock()
+	return c.builtin, c.builtinName
 }
 
 // Funcs returns the answer functions the program serves, name → Go type.
@@ -297,7 +331,17 @@ func (c *Conn) Call(fn string, args []reflect.Value, out []reflect.Type) ([]refl
 
 func (c *Conn) call(fn string, args []reflect.Value, out []reflect.Type) ([]reflect.Value, error) {
 	c.id++
-	req := request{ID: c.id, Fn: fn, Args: make([]json.RawMessage, len(args))}
+	// Anything already waiting on the pipe was written before this call was
+	// made: an unsolicited reply.
+	if n := c.r.Buffered(); n > 0 {
+		line, _ := c.r.Peek(min(n, 80))
+		return nil, &ProtocolError{Msg: fmt.Sprintf("the answer program sent a reply nobody asked for (before call %d was made): %s", c.id, quoteGarbage(line))}
+	}
+	var tok [16]byte
+	if _, err := rand.Read(tok[:]); err != nil {
+		return nil, err
+	}
+	req := request{ID: c.id, Token: hex.EncodeToString(tok[:]), Fn: fn, Args: make([]json.RawMessage, len(args))}
 	for i, a := range args {
 		raw, err := Encode(a)
 		if err != nil {
@@ -322,6 +366,15 @@ func (c *Conn) call(fn string, args []reflect.Value, out []reflect.Type) ([]refl
 	}
 	if rep.ID != c.id {
 		return nil, &ProtocolError{Msg: fmt.Sprintf("the answer program replied to call %d while call %d was waiting", rep.ID, c.id)}
+	}
+	if rep.Token != req.Token {
+		return nil, &ProtocolError{Msg: fmt.Sprintf("the answer program replied to call %d without the call's token: a reply nobody asked for (forged or sent in advance)", c.id)}
+	}
+	if rep.Builtin > 0 {
+		c.bmu.Lock()
+		c.builtin += rep.Builtin
+		c.builtinName = rep.BuiltinName
+		c.bmu.Unlock()
 	}
 	switch {
 	case rep.Panic != "":

@@ -1,6 +1,7 @@
 package pipe
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -135,24 +136,59 @@ func TestFailures(t *testing.T) {
 	}
 }
 
+// fake is a program that says hello and answers each request with reply(req)
+// once the request has arrived (reply may use the request's id and token);
+// "" or a reply without a final newline ends it.
+func fake(t *testing.T, reply func(req request) string) *Conn {
+	t.Helper()
+	reqR, reqW := io.Pipe()
+	repR, repW := io.Pipe()
+	go func() {
+		defer repW.Close()
+		if _, err := io.WriteString(repW, `{"hello":{"f":"func() int"}}`+"\n"); err != nil {
+			return
+		}
+		dec := json.NewDecoder(reqR)
+		for {
+			var req request
+			if dec.Decode(&req) != nil {
+				return
+			}
+			r := reply(req)
+			if r == "" {
+				return // the program ends
+			}
+			if _, err := io.WriteString(repW, r); err != nil || !strings.HasSuffix(r, "\n") {
+				return // a reply cut short: the program ends with it
+			}
+		}
+	}()
+	c, err := Dial(repR, reqW)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { reqW.Close(); repR.Close() })
+	return c
+}
+
 // Garbage on the pipe, a reply that is too long, a program that ends.
 func TestGarbage(t *testing.T) {
 	for _, tc := range []struct {
-		name, reply string
-		want        string
+		name  string
+		reply func(request) string
+		want  string
 	}{
-		{"garbage", `{"hello":{"f":"func() int"}}` + "\n" + "✔ ex02-1 passed\n", "garbage on the answer pipe"},
-		{"wrong id", `{"hello":{"f":"func() int"}}` + "\n" + `{"id":7,"results":[1]}` + "\n", "replied to call 7"},
-		{"incomplete", `{"hello":{"f":"func() int"}}` + "\n" + `{"id":1,"res`, "incomplete reply"},
-		{"ended", `{"hello":{"f":"func() int"}}` + "\n", "the answer program ended"},
-		{"long", `{"hello":{"f":"func() int"}}` + "\n" + strings.Repeat("x", MaxLine+10), "longer than 32 MiB"},
+		{"garbage", func(request) string { return "✔ ex02-1 passed\n" }, "garbage on the answer pipe"},
+		{"wrong id", func(r request) string { return fmt.Sprintf(`{"id":7,"token":%q,"results":[1]}`+"\n", r.Token) }, "replied to call 7"},
+		{"no token", func(r request) string { return fmt.Sprintf(`{"id":%d,"results":[1]}`+"\n", r.ID) }, "without the call's token"},
+		{"wrong token", func(r request) string { return fmt.Sprintf(`{"id":%d,"token":"%032x","results":[1]}`+"\n", r.ID, 0) }, "without the call's token"},
+		{"incomplete", func(request) string { return `{"id":1,"res` }, "incomplete reply"},
+		{"ended", func(request) string { return "" }, "the answer program ended"},
+		{"long", func(request) string { return strings.Repeat("x", MaxLine+10) }, "longer than 32 MiB"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			c, err := Dial(strings.NewReader(tc.reply), io.Discard)
-			if err != nil {
-				t.Fatal(err)
-			}
-			_, err = c.Call("f", nil, []reflect.Type{reflect.TypeOf(0)})
+			c := fake(t, tc.reply)
+			_, err := c.Call("f", nil, []reflect.Type{reflect.TypeOf(0)})
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("got %v, want %q", err, tc.want)
 			}
@@ -160,6 +196,62 @@ func TestGarbage(t *testing.T) {
 	}
 	if _, err := Dial(strings.NewReader("hello there\n"), io.Discard); err == nil || !strings.Contains(err.Error(), "not the expected hello") {
 		t.Errorf("bad hello: %v", err)
+	}
+	// A program that serves no function (every answer cell empty) still says hello.
+	c := serve(t, map[string]any{})
+	if len(c.Funcs()) != 0 {
+		t.Errorf("funcs %v", c.Funcs())
+	}
+}
+
+// Replies forged for calls 1, 2 and 3, sent before any call (with the hello,
+// or a moment after it): the first call fails, whichever way they arrive,
+// and so does every call after it.
+func TestForgedRepliesInAdvance(t *testing.T) {
+	forged := `{"id":1,"results":[1]}` + "\n" + `{"id":2,"results":[2]}` + "\n" + `{"id":3,"results":[3]}` + "\n"
+	honest := func(r request) string { return fmt.Sprintf(`{"id":%d,"token":%q,"results":[42]}`+"\n", r.ID, r.Token) }
+	for _, tc := range []struct {
+		name string
+		conn func(t *testing.T) *Conn
+		want string
+	}{
+		{"with the hello", func(t *testing.T) *Conn {
+			c, err := Dial(strings.NewReader(`{"hello":{"f":"func() int"}}`+"\n"+forged), io.Discard)
+			if err != nil {
+				t.Fatal(err)
+			}
+			return c
+		}, "nobody asked for (before call 1 was made)"},
+		{"after the hello", func(t *testing.T) *Conn {
+			first := true
+			return fake(t, func(r request) string {
+				if first { // the forged ones reach the pipe before the real reply
+					first = false
+					return forged + honest(r)
+				}
+				return honest(r)
+			})
+		}, "replied to call 1 without the call's token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			c := tc.conn(t)
+			for call := 1; call <= 4; call++ {
+				res, err := c.Call("f", nil, []reflect.Type{reflect.TypeOf(0)})
+				if err == nil {
+					t.Fatalf("call %d accepted %v", call, res[0])
+				}
+				if call == 1 && !strings.Contains(err.Error(), tc.want) {
+					t.Errorf("call 1: %v, want %q", err, tc.want)
+				}
+			}
+		})
+	}
+	// The honest program, for contrast: every call answered.
+	c := fake(t, honest)
+	for call := 1; call <= 4; call++ {
+		if res, err := c.Call("f", nil, []reflect.Type{reflect.TypeOf(0)}); err != nil || res[0].Int() != 42 {
+			t.Fatalf("honest call %d: %v %v", call, res, err)
+		}
 	}
 }
 
@@ -253,4 +345,33 @@ func BenchmarkCall(b *testing.B) {
 			}
 		}
 	})
+}
+
+// The answers' program reports the runs of kgviz's built-in assignors made
+// during each call (exercises.RunRemote fails an implement-it exercise with them).
+func TestBuiltinRunsReported(t *testing.T) {
+	type assign = func([]kgviz.MemberSubscription, map[string]int) map[string][]kgviz.TopicPartition
+	c := serve(t, map[string]any{
+		"own": assign(func([]kgviz.MemberSubscription, map[string]int) map[string][]kgviz.TopicPartition { return nil }),
+		"rr":  assign(kgviz.RoundRobin.Assign),
+		"twice": assign(func(m []kgviz.MemberSubscription, t map[string]int) map[string][]kgviz.TopicPartition {
+			kgviz.Range.Assign(m, t)
+			return kgviz.Sticky.Assign(m, t)
+		}),
+	})
+	in := []kgviz.MemberSubscription{{MemberID: "C1-1", Topics: []string{"orders"}, Generation: -1}}
+	topics := map[string]int{"orders": 2}
+	call := func(fn string) { c.Func(fn, reflect.TypeFor[assign](), nil).(assign)(in, topics) }
+	call("own")
+	if n, name := c.BuiltinRuns(); n != 0 || name != "" {
+		t.Errorf("own code: %d runs (%s)", n, name)
+	}
+	call("rr")
+	if n, name := c.BuiltinRuns(); n != 1 || name != "roundrobin" {
+		t.Errorf("RoundRobin: %d runs (%s)", n, name)
+	}
+	call("twice")
+	if n, name := c.BuiltinRuns(); n != 3 || name != "sticky" {
+		t.Errorf("Range then Sticky: %d runs in all (%s)", n, name)
+	}
 }
