@@ -1,0 +1,85 @@
+package kgviz.oracle;
+
+import java.util.Comparator;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.TreeSet;
+import java.util.concurrent.TimeUnit;
+
+import org.apache.kafka.common.utils.Time;
+import org.apache.kafka.coordinator.common.runtime.CoordinatorRecord;
+import org.apache.kafka.coordinator.common.runtime.CoordinatorTimer;
+
+/**
+ * The coordinator's timer (Kafka's CoordinatorTimer), stepped by the caller: a timeout fires only
+ * when {@link #pollExpired} is called with a time at or past its deadline, in deadline order (ties
+ * in the order they were scheduled), as the coordinator runtime's timer does with its own clock.
+ * Scheduling a key again replaces its timeout (CoordinatorTimer's contract).
+ */
+final class StepTimer implements CoordinatorTimer<Void, CoordinatorRecord> {
+    static final class Task {
+        final String key;
+        final long deadline;
+        final long seq;
+        final TimeoutOperation<Void, CoordinatorRecord> op;
+
+        Task(String key, long deadline, long seq, TimeoutOperation<Void, CoordinatorRecord> op) {
+            this.key = key;
+            this.deadline = deadline;
+            this.seq = seq;
+            this.op = op;
+        }
+    }
+
+    private final Time time;
+    private final Map<String, Task> byKey = new HashMap<>();
+    private final TreeSet<Task> queue = new TreeSet<>(
+        Comparator.<Task>comparingLong(t -> t.deadline).thenComparingLong(t -> t.seq));
+    private long seq;
+
+    StepTimer(Time time) {
+        this.time = time;
+    }
+
+    @Override
+    public void schedule(String key, long delay, TimeUnit unit, boolean retry, TimeoutOperation<Void, CoordinatorRecord> op) {
+        cancel(key);
+        Task t = new Task(key, time.milliseconds() + unit.toMillis(delay), seq++, op);
+        byKey.put(key, t);
+        queue.add(t);
+    }
+
+    @Override
+    public void schedule(String key, long delay, TimeUnit unit, boolean retry, long retryBackoff,
+                         TimeoutOperation<Void, CoordinatorRecord> op) {
+        schedule(key, delay, unit, retry, op);
+    }
+
+    @Override
+    public void scheduleIfAbsent(String key, long delay, TimeUnit unit, boolean retry, TimeoutOperation<Void, CoordinatorRecord> op) {
+        if (!byKey.containsKey(key)) schedule(key, delay, unit, retry, op);
+    }
+
+    @Override
+    public void cancel(String key) {
+        Task t = byKey.remove(key);
+        if (t != null) queue.remove(t);
+    }
+
+    /** Whether a timeout is scheduled under key (CoordinatorTimer's isScheduled in newer versions). */
+    public boolean isScheduled(String key) {
+        return byKey.containsKey(key);
+    }
+
+    /** Removes and returns the first timeout due at now, or null. */
+    Task pollExpired(long now) {
+        if (queue.isEmpty() || queue.first().deadline > now) return null;
+        Task t = queue.pollFirst();
+        byKey.remove(t.key);
+        return t;
+    }
+
+    int size() {
+        return queue.size();
+    }
+}
