@@ -101,6 +101,7 @@ final class Shard {
     private final String group;
     private final boolean effects;
     private long offset;
+    private long tickSeq = -1; // >= 0 while a tick's requests run: only timeouts scheduled since fire
     private int recordsWritten;
 
     private final Map<String, Uuid> topicIds = new HashMap<>();
@@ -191,7 +192,9 @@ final class Shard {
     void step(String op, Map<String, Object> m, StringBuilder out) {
         switch (op) {
             case "advance":
+                // {"fire":false}: the tick begins; its requests come before the timeouts due at it (World.Step)
                 time.now = Math.max(time.now, num(m, "now", time.now));
+                tickSeq = Boolean.FALSE.equals(m.get("fire")) ? timer.nextSeq() : -1;
                 break;
             case "req":
                 request(m);
@@ -203,7 +206,7 @@ final class Shard {
             default:
                 throw new IllegalArgumentException("unknown op " + op);
         }
-        expire();
+        expire(tickSeq);
         out.append("{\"now\":").append(time.now).append(",\"resp\":[");
         for (int k = 0; k < completed.size(); k++) out.append(k > 0 ? "," : "").append(completed.get(k));
         out.append("],\"fired\":[");
@@ -215,9 +218,9 @@ final class Shard {
     }
 
     /** Runs every timeout due now (those a request scheduled with no delay too). */
-    private void expire() {
+    private void expire(long sinceSeq) {
         StepTimer.Task t;
-        while ((t = timer.pollExpired(time.now)) != null) {
+        while ((t = timer.pollExpired(time.now, sinceSeq)) != null) {
             Set<String> before = effects ? members() : Set.of();
             CoordinatorResult<Void, CoordinatorRecord> r;
             try {

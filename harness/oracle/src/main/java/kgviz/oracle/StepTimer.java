@@ -71,12 +71,27 @@ final class StepTimer implements CoordinatorTimer<Void, CoordinatorRecord> {
         return byKey.containsKey(key);
     }
 
-    /** Removes and returns the first timeout due at now, or null. */
-    Task pollExpired(long now) {
-        if (queue.isEmpty() || queue.first().deadline > now) return null;
-        Task t = queue.pollFirst();
+    /**
+     * Removes and returns the first timeout due at now, or null; with sinceSeq >= 0 only one due before
+     * now or scheduled since sinceSeq (the timeouts due at a tick fire after its requests).
+     */
+    Task pollExpired(long now, long sinceSeq) {
+        Task t = null;
+        for (Task c : queue) {
+            if (c.deadline > now) break;
+            if (sinceSeq < 0 || c.deadline < now || c.seq >= sinceSeq) {
+                t = c;
+                break;
+            }
+        }
+        if (t == null) return null;
+        queue.remove(t);
         byKey.remove(t.key);
         return t;
+    }
+
+    long nextSeq() {
+        return seq;
     }
 
     int size() {
