@@ -6,6 +6,7 @@
 #   make test-go         go mod tidy -diff + go vet + go test + a fuzz smoke of FuzzWorld (FUZZTIME=6000x)
 #   make test-grader     kgviz grade in its sandbox: every notebook solved/untouched, the attack suite
 #   make test-differential  Kafka's assignors (Java harness) vs kgviz's on random inputs
+#   make test-oracle     Kafka's own group coordinator (harness/oracle) answers every request kgviz's broker answers
 #   make test-kafka      a real Kafka 4.1.1 broker: every demo live, compared with the simulation (realkafka/)
 #   make record-kafka    re-record realkafka/testdata/ (the committed real-broker runs)
 #   make test-notebooks  execute notebooks (nbrun): solutions' checks pass, untouched exercises' checks fail
@@ -40,7 +41,7 @@ KAFKA_ONLY  ?= .*
 KAFKA_FLAGS ?=
 TEST_TARGETS := test-go test-grader test-differential test-kafka test-notebooks test-browser test-docker test-image
 
-.PHONY: help setup need-setup lab test $(TEST_TARGETS) record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean
+.PHONY: help setup need-setup lab test $(TEST_TARGETS) test-oracle record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -92,6 +93,13 @@ test-grader: need-setup
 test-differential:
 	bash harness/build.sh
 	KGVIZ_DIFFERENTIAL=1 go test ./kgviz -run '^(TestDifferential|TestFidelityStateNames)' -count=1 -v -timeout 15m
+
+# Kafka's group coordinator (kafka-group-coordinator from Maven Central, harness/oracle) stepped in lock-step
+# with kgviz's broker: the demos, KIP-848, the capstone's crash points and KGVIZ_ORACLE_RANDOM (1000) random
+# scripts; prints "requests compared: N, differ: D, undocumented: U" per Kafka version (oracle/).
+# KGVIZ_ORACLE_VERSIONS=4.1.1 for one version.
+test-oracle:
+	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule)$$' -count=1 -v -timeout 15m
 
 # A real broker (harness/realkafka: Kafka 4.1.1 from Maven Central, started and stopped by the harness):
 # every demo and the KIP-848 scenarios live, each compared outcome by outcome with the simulation;

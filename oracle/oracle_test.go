@@ -115,9 +115,11 @@ func (c *counts) add(t *testing.T, r Result) {
 func run(t *testing.T, p *Process, name string, f func(opts ...kgviz.Option) *kgviz.World, c *counts) {
 	rec := &Recorder{}
 	w := f(kgviz.WithBrokerTap(rec))
-	if w.Err() != nil {
+	if w.Err() != nil && !strings.HasPrefix(name, "random-") {
 		t.Fatalf("%s: %v", name, w.Err())
 	}
+	// a random script may end in an error the engine reports (every member gone, as kgviz's
+	// random driver allows): what ran until then is compared
 	var ev []kgviz.Event
 	for _, e := range w.Events() {
 		ev = append(ev, e)

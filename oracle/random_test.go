@@ -74,7 +74,7 @@ func randomWorld(seed int64, opts ...kgviz.Option) *kgviz.World {
 			w.Close(pick(live()))
 		case op == 5 && len(live()) > 0:
 			w.SlowNext(pick(live()))
-		case op == 6:
+		case op == 6 && len(live()) > 0:
 			w.RunUntil(kgviz.Stable())
 		default:
 			w.RunFor(1 + rng.IntN(15))
