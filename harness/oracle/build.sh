@@ -8,6 +8,11 @@ set -euo pipefail
 cd "$(dirname "$0")"
 version="${1:-4.1.1}"
 [[ "$version" =~ ^[0-9]+\.[0-9]+\.[0-9]+$ ]] || { echo "harness/oracle/build.sh: bad Kafka version '$version'" >&2; exit 1; }
+case "$version" in
+	4.0.* | 4.1.*) api=kafka41 ;;
+	4.4.*) api=kafka44 ;;
+	*) echo "harness/oracle/build.sh: Kafka $version: no src/kafka* for it (4.0.x, 4.1.x and 4.4.x are)" >&2; exit 1 ;;
+esac
 for tool in java javac mvn; do
 	command -v "$tool" >/dev/null || { echo "harness/oracle/build.sh: $tool not found (needs a JDK 17+ and Maven)" >&2; exit 1; }
 done
@@ -18,7 +23,7 @@ if [ -f "$jar" ] && [ -d "$out/lib" ] && [ -z "$(find pom.xml build.sh src -newe
 fi
 mkdir -p "$out"
 log="$out/build.log"
-if ! mvn -q -o -B -Dkafka.version="$version" package >"$log" 2>&1; then
-	mvn -q -B -Dkafka.version="$version" package >"$log" 2>&1 || { cat "$log" >&2; echo "harness/oracle/build.sh: mvn package failed (Kafka $version)" >&2; exit 1; }
+if ! mvn -q -o -B -Dkafka.version="$version" -Dkafka.api="$api" package >"$log" 2>&1; then
+	mvn -q -B -Dkafka.version="$version" -Dkafka.api="$api" package >"$log" 2>&1 || { cat "$log" >&2; echo "harness/oracle/build.sh: mvn package failed (Kafka $version)" >&2; exit 1; }
 fi
 rm -f "$log"

@@ -36,7 +36,7 @@ public final class Oracle {
 
     public static void main(String[] args) throws Exception {
         if (args.length > 0 && args[0].equals("version")) {
-            System.out.println(org.apache.kafka.common.utils.AppInfoParser.getVersion());
+            System.out.println(Compat.version());
             return;
         }
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8), 1 << 16);

@@ -51,13 +51,11 @@ import org.apache.kafka.common.network.ClientInformation;
 import org.apache.kafka.common.network.ListenerName;
 import org.apache.kafka.common.protocol.ApiKeys;
 import org.apache.kafka.common.protocol.Errors;
-import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.requests.RequestContext;
 import org.apache.kafka.common.requests.RequestHeader;
 import org.apache.kafka.common.requests.TransactionResult;
 import org.apache.kafka.common.security.auth.KafkaPrincipal;
 import org.apache.kafka.common.security.auth.SecurityProtocol;
-import org.apache.kafka.common.utils.LogContext;
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorExecutor;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorRecord;
@@ -96,7 +94,9 @@ final class Shard {
 
     private final StepTime time = new StepTime();
     private final StepTimer timer = new StepTimer(time);
-    private final SnapshotRegistry snapshots = new SnapshotRegistry(new LogContext());
+    private static final long NO_PID = -1L; // RecordBatch.NO_PRODUCER_ID
+    private static final short NO_EPOCH = -1; // RecordBatch.NO_PRODUCER_EPOCH
+    private final SnapshotRegistry snapshots = Compat.snapshotRegistry();
     private final GroupCoordinatorShard shard;
     private final String group;
     private final boolean effects;
@@ -121,7 +121,7 @@ final class Shard {
         // kgviz's defaults, in ms (harness/oracle/README.md)
         for (Map.Entry<String, Object> e : obj(init.get("config")).entrySet()) props.put(e.getKey(), String.valueOf(e.getValue()));
         GroupCoordinatorConfig config = GroupCoordinatorConfig.fromProps(props);
-        GroupConfigManager gcm = new GroupConfigManager(config.extractConsumerGroupConfigMap());
+        GroupConfigManager gcm = Compat.groupConfigManager(config, props);
         CoordinatorExecutor<CoordinatorRecord> executor = new CoordinatorExecutor<>() {
             @Override public <R> boolean schedule(String key, TaskRunnable<R> task, TaskOperation<CoordinatorRecord, R> op) {
                 throw new UnsupportedOperationException("the oracle runs no background task (" + key + ")");
@@ -130,7 +130,7 @@ final class Shard {
             @Override public void cancel(String key) {}
         };
         GroupCoordinatorShard.Builder builder = new GroupCoordinatorShard.Builder(config, gcm);
-        builder.withLogContext(new LogContext());
+        Compat.withLogContext(builder);
         builder.withTime(time);
         builder.withTimer(timer);
         builder.withExecutor(executor);
@@ -143,7 +143,7 @@ final class Shard {
         }
         shard = builder.build();
 
-        MetadataDelta delta = new MetadataDelta(MetadataImage.EMPTY);
+        MetadataDelta delta = new MetadataDelta.Builder().setImage(MetadataImage.EMPTY).build();
         for (Object o : list(init.get("topics"))) {
             Map<String, Object> t = obj(o);
             String name = str(t, "name");
@@ -219,17 +219,17 @@ final class Shard {
 
     /** Runs every timeout due now (those a request scheduled with no delay too). */
     private void expire(long sinceSeq) {
-        StepTimer.Task t;
+        StepTimerBase.Task t;
         while ((t = timer.pollExpired(time.now, sinceSeq)) != null) {
             Set<String> before = effects ? members() : Set.of();
             CoordinatorResult<Void, CoordinatorRecord> r;
             try {
-                r = t.op.generateRecords();
+                r = t.op.get();
             } catch (Throwable e) {
                 fired.add("{\"key\":" + Json.quote(shortKey(t.key)) + ",\"error\":" + Json.quote(e.toString()) + "}");
                 continue;
             }
-            apply(r, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+            apply(r, NO_PID, NO_EPOCH);
             if (!effects) continue;
             Set<String> after = members();
             StringBuilder b = new StringBuilder("{\"key\":").append(Json.quote(shortKey(t.key))).append(",\"removed\":[");
@@ -271,6 +271,7 @@ final class Shard {
 
     /** Writes a result's records: replayed into the shard (unless the result says not to), committed at once. */
     private void apply(CoordinatorResult<?, CoordinatorRecord> r, long pid, short epoch) {
+        if (r == null) return;
         if (r == null) return;
         for (CoordinatorRecord rec : r.records()) {
             if (r.replayRecords()) shard.replay(offset, pid, epoch, rec);
@@ -433,8 +434,7 @@ final class Shard {
             b.append(']');
             done(id, "JoinGroup", b.toString());
         });
-        CoordinatorResult<Void, CoordinatorRecord> r = shard.classicGroupJoin(context(ApiKeys.JOIN_GROUP, client), req, f);
-        apply(r, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        apply(Compat.join(shard, context(ApiKeys.JOIN_GROUP, client), req, f), NO_PID, NO_EPOCH);
     }
 
     private final Set<Long> memberIdRequired = new HashSet<>();
@@ -465,7 +465,7 @@ final class Shard {
             done(id, "SyncGroup", "\"error\":" + r.errorCode() + ",\"protocolType\":" + Json.quote(String.valueOf(r.protocolType()))
                 + ",\"protocolName\":" + Json.quote(String.valueOf(r.protocolName())) + ",\"assignment\":" + assignment);
         });
-        apply(shard.classicGroupSync(context(ApiKeys.SYNC_GROUP, client), req, f), RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        apply(shard.classicGroupSync(context(ApiKeys.SYNC_GROUP, client), req, f), NO_PID, NO_EPOCH);
     }
 
     private void heartbeat(long id, String client, Map<String, Object> m) {
@@ -474,7 +474,7 @@ final class Shard {
             .setGenerationId((int) num(m, "generation", -1)).setMemberId(kafka(str(m, "memberId")))
             .setGroupInstanceId(instance.isEmpty() ? null : instance);
         CoordinatorResult<HeartbeatResponseData, CoordinatorRecord> r = shard.classicGroupHeartbeat(context(ApiKeys.HEARTBEAT, client), req);
-        apply(r, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        apply(r, NO_PID, NO_EPOCH);
         done(id, "Heartbeat", "\"error\":" + r.response().errorCode());
     }
 
@@ -488,7 +488,7 @@ final class Shard {
         }
         LeaveGroupRequestData req = new LeaveGroupRequestData().setGroupId(str(m, "groupId")).setMembers(ms);
         CoordinatorResult<LeaveGroupResponseData, CoordinatorRecord> r = shard.classicGroupLeave(context(ApiKeys.LEAVE_GROUP, client), req);
-        apply(r, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        apply(r, NO_PID, NO_EPOCH);
         StringBuilder b = new StringBuilder("\"error\":").append(r.response().errorCode()).append(",\"members\":[");
         int n = 0;
         for (LeaveGroupResponseData.MemberResponse mr : r.response().members()) {
@@ -525,7 +525,7 @@ final class Shard {
             .setGenerationIdOrMemberEpoch((int) num(m, "generation", -1)).setMemberId(kafka(str(m, "memberId")))
             .setGroupInstanceId(instance.isEmpty() ? null : instance).setTopics(topics);
         CoordinatorResult<OffsetCommitResponseData, CoordinatorRecord> r = shard.commitOffset(context(ApiKeys.OFFSET_COMMIT, client), req);
-        apply(r, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        apply(r, NO_PID, NO_EPOCH);
         int code = 0;
         for (OffsetCommitResponseData.OffsetCommitResponseTopic t : r.response().topics()) {
             for (OffsetCommitResponseData.OffsetCommitResponsePartition p : t.partitions()) {
@@ -550,8 +550,8 @@ final class Shard {
         short epoch = (short) num(m, "epoch", -1);
         TxnOffsetCommitRequestData req = new TxnOffsetCommitRequestData().setTransactionalId(str(m, "transactionalId"))
             .setGroupId(str(m, "groupId")).setProducerId(pid).setProducerEpoch(epoch)
-            .setGenerationId((int) num(m, "generation", -1)).setMemberId(kafka(str(m, "memberId")))
-            .setGroupInstanceId(instance.isEmpty() ? null : instance).setTopics(topics);
+            .setMemberId(kafka(str(m, "memberId"))).setGroupInstanceId(instance.isEmpty() ? null : instance).setTopics(topics);
+        Compat.setGeneration(req, (int) num(m, "generation", -1));
         CoordinatorResult<TxnOffsetCommitResponseData, CoordinatorRecord> r = shard.commitTransactionalOffset(context(ApiKeys.TXN_OFFSET_COMMIT, client), req);
         apply(r, pid, epoch);
         int code = 0;
@@ -618,7 +618,7 @@ final class Shard {
             req.setTopicPartitions(null);
         }
         CoordinatorResult<ConsumerGroupHeartbeatResponseData, CoordinatorRecord> r = shard.consumerGroupHeartbeat(context(ApiKeys.CONSUMER_GROUP_HEARTBEAT, client), req);
-        apply(r, RecordBatch.NO_PRODUCER_ID, RecordBatch.NO_PRODUCER_EPOCH);
+        apply(r, NO_PID, NO_EPOCH);
         ConsumerGroupHeartbeatResponseData resp = r.response();
         StringBuilder b = new StringBuilder("\"error\":").append(resp.errorCode())
             .append(",\"message\":").append(Json.quote(resp.errorMessage() == null ? "" : resp.errorMessage()))

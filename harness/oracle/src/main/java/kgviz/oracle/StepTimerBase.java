@@ -6,24 +6,27 @@ import java.util.Map;
 import java.util.TreeSet;
 import java.util.concurrent.TimeUnit;
 
+import java.util.function.Supplier;
+
 import org.apache.kafka.common.utils.Time;
 import org.apache.kafka.coordinator.common.runtime.CoordinatorRecord;
-import org.apache.kafka.coordinator.common.runtime.CoordinatorTimer;
+import org.apache.kafka.coordinator.common.runtime.CoordinatorResult;
 
 /**
  * The coordinator's timer (Kafka's CoordinatorTimer), stepped by the caller: a timeout fires only
  * when {@link #pollExpired} is called with a time at or past its deadline, in deadline order (ties
  * in the order they were scheduled), as the coordinator runtime's timer does with its own clock.
- * Scheduling a key again replaces its timeout (CoordinatorTimer's contract).
+ * Scheduling a key again replaces its timeout (CoordinatorTimer's contract). StepTimer (one per
+ * Kafka API, src/kafka41 and src/kafka44) implements CoordinatorTimer with it.
  */
-final class StepTimer implements CoordinatorTimer<Void, CoordinatorRecord> {
+class StepTimerBase {
     static final class Task {
         final String key;
         final long deadline;
         final long seq;
-        final TimeoutOperation<Void, CoordinatorRecord> op;
+        final Supplier<CoordinatorResult<Void, CoordinatorRecord>> op;
 
-        Task(String key, long deadline, long seq, TimeoutOperation<Void, CoordinatorRecord> op) {
+        Task(String key, long deadline, long seq, Supplier<CoordinatorResult<Void, CoordinatorRecord>> op) {
             this.key = key;
             this.deadline = deadline;
             this.seq = seq;
@@ -37,30 +40,21 @@ final class StepTimer implements CoordinatorTimer<Void, CoordinatorRecord> {
         Comparator.<Task>comparingLong(t -> t.deadline).thenComparingLong(t -> t.seq));
     private long seq;
 
-    StepTimer(Time time) {
+    StepTimerBase(Time time) {
         this.time = time;
     }
 
-    @Override
-    public void schedule(String key, long delay, TimeUnit unit, boolean retry, TimeoutOperation<Void, CoordinatorRecord> op) {
+    void add(String key, long delay, TimeUnit unit, Supplier<CoordinatorResult<Void, CoordinatorRecord>> op) {
         cancel(key);
         Task t = new Task(key, time.milliseconds() + unit.toMillis(delay), seq++, op);
         byKey.put(key, t);
         queue.add(t);
     }
 
-    @Override
-    public void schedule(String key, long delay, TimeUnit unit, boolean retry, long retryBackoff,
-                         TimeoutOperation<Void, CoordinatorRecord> op) {
-        schedule(key, delay, unit, retry, op);
+    void addIfAbsent(String key, long delay, TimeUnit unit, Supplier<CoordinatorResult<Void, CoordinatorRecord>> op) {
+        if (!byKey.containsKey(key)) add(key, delay, unit, op);
     }
 
-    @Override
-    public void scheduleIfAbsent(String key, long delay, TimeUnit unit, boolean retry, TimeoutOperation<Void, CoordinatorRecord> op) {
-        if (!byKey.containsKey(key)) schedule(key, delay, unit, retry, op);
-    }
-
-    @Override
     public void cancel(String key) {
         Task t = byKey.remove(key);
         if (t != null) queue.remove(t);
