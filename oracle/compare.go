@@ -36,6 +36,7 @@ func (d Difference) String() string {
 // Result is one world compared.
 type Result struct {
 	Compared    int // requests compared
+	After       int // requests after the first difference, not compared
 	Differences []Difference
 }
 
@@ -59,6 +60,9 @@ func (r Result) First() *Difference {
 	}
 	return nil
 }
+
+// debugFired, if set (a test), sees every timeout Kafka's coordinator fired.
+var debugFired func(tick int, key string, removed []string)
 
 var topicByID = map[modern.TopicID]string{}
 
@@ -154,7 +158,7 @@ func requestLine(it item, kgvizAnswer kafka.Message) map[string]any {
 	case *broker.ConsumerGroupHeartbeatRequest:
 		l["api"], l["groupId"], l["memberId"], l["memberEpoch"], l["instanceId"] = "ConsumerGroupHeartbeat", m.GroupID, m.MemberID, m.MemberEpoch, m.InstanceID
 		l["rackId"], l["rebalanceTimeoutMs"], l["assignor"] = m.RackID, m.RebalanceTimeoutMs*TickMs, m.ServerAssignor
-		if m.RebalanceTimeoutMs == 0 {
+		if m.RebalanceTimeoutMs <= 0 { // not sent
 			l["rebalanceTimeoutMs"] = -1
 		}
 		if m.SubscribedTopicNames != nil {
@@ -203,7 +207,9 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	of := []lineOf{{0, -1}}
 	k := 0
 	for t := 1; t <= last+1; t++ {
-		lines = append(lines, fmt.Sprintf(`{"op":"advance","now":%d,"fire":false}`, t*TickMs))
+		// the tick's requests are dated when they were sent, one tick before they arrive:
+		// kgviz's coordinator counts a member's session from then (ClassicGroup.heardFrom)
+		lines = append(lines, fmt.Sprintf(`{"op":"advance","now":%d,"fire":false}`, (t-1)*TickMs))
 		of = append(of, lineOf{t, -1})
 		for ; k < len(reqs) && reqs[k].tick <= t; k++ {
 			b, _ := json.Marshal(requestLine(reqs[k], kgvizAnswers[reqs[k].id]))
@@ -217,6 +223,16 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %v", scenario, err)
 	}
+	if debugFired != nil {
+		for i, a := range answers {
+			if strings.Contains(lines[i], `"C2"`) || strings.Contains(lines[i], "advance") && a.Now > 26000 && a.Now < 31000 {
+				debugFired(of[i].tick, fmt.Sprint(a.Now, " ", lines[i][:min(len(lines[i]), 120)]), nil)
+			}
+			for _, f := range a.Fired {
+				debugFired(of[i].tick, f.Key, f.Removed)
+			}
+		}
+	}
 	kafkaAnswers := map[int]oracleResp{}
 	kafkaRemoved := map[int][]string{}
 	for i, a := range answers {
@@ -229,38 +245,71 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 			kafkaRemoved[of[i].tick] = append(kafkaRemoved[of[i].tick], f.Removed...)
 		}
 	}
+	// Kafka's member ids learnt after the answer that named them (a leader's member list
+	// completes before the other members' answers): "kafka:<id>" → kgviz's id
+	ids := map[string]string{}
+	for id, kf := range kafkaAnswers {
+		if kg, ok := kgvizAnswers[id].(*broker.JoinGroupResponse); ok && kf.KafkaMemberID != "" && kg.MemberID != "" {
+			ids["kafka:"+kf.KafkaMemberID] = kg.MemberID
+		}
+	}
+	mapIDs := func(s string) string {
+		if !strings.Contains(s, "kafka:") {
+			return s
+		}
+		f := strings.Fields(s)
+		for i, w := range f {
+			if id, ok := ids[w]; ok {
+				f[i] = id
+			}
+		}
+		return sortedSet(f)
+	}
 	var res Result
 	diff := func(tick int, req, field, kg, kf string) {
 		d := Difference{Scenario: scenario, Tick: tick, Request: req, Field: field, Kgviz: kg, Kafka: kf}
 		d.Waived = waived(waivers, d)
 		res.Differences = append(res.Differences, d)
 	}
-	for _, it := range reqs {
-		if !groupAPI(it.msg) {
-			continue
-		}
-		res.Compared++
-		kg, okKg := kgvizAnswers[it.id]
-		kf, okKf := kafkaAnswers[it.id]
-		name := describe(it)
-		switch {
-		case !okKg && !okKf:
-			continue
-		case !okKg:
-			diff(it.tick, name, "answered", "no answer", "answer error "+kafka.ErrorCode(kf.Error).String())
-			continue
-		case !okKf:
-			diff(it.tick, name, "answered", "answer error "+broker.ErrorOf(kg).String(), "no answer")
-			continue
-		}
-		for _, f := range fields(kg, kf) {
-			if f[1] != f[2] {
-				diff(it.tick, name, f[0], f[1], f[2])
+	// Tick by tick: the tick's requests in order, then what its timeouts removed. The
+	// comparison of a world ends at its first difference: from there on the two
+	// coordinators hold different states, and what differs later follows from it
+	// (Result.After counts the requests not compared).
+	k = 0
+	for t := 0; t <= last+1; t++ {
+		for ; k < len(reqs) && reqs[k].tick <= t; k++ {
+			it := reqs[k]
+			if !groupAPI(it.msg) {
+				continue
+			}
+			if len(res.Differences) > 0 {
+				res.After++
+				continue
+			}
+			res.Compared++
+			kg, okKg := kgvizAnswers[it.id]
+			kf, okKf := kafkaAnswers[it.id]
+			name := describe(it)
+			switch {
+			case !okKg && !okKf:
+				continue
+			case !okKg:
+				diff(it.tick, name, "answered", "no answer", "answer error "+kafka.ErrorCode(kf.Error).String())
+				continue
+			case !okKf:
+				diff(it.tick, name, "answered", "answer error "+broker.ErrorOf(kg).String(), "no answer")
+				continue
+			}
+			for _, f := range fields(kg, kf) {
+				if f[2] = mapIDs(f[2]); f[1] != f[2] {
+					diff(it.tick, name, f[0], f[1], f[2])
+				}
 			}
 		}
-	}
-	for t := 0; t <= last+1; t++ {
-		a, b := sortedSet(kgvizRemoved[t]), sortedSet(kafkaRemoved[t])
+		if len(res.Differences) > 0 {
+			continue
+		}
+		a, b := sortedSet(kgvizRemoved[t]), mapIDs(sortedSet(kafkaRemoved[t]))
 		if a != b {
 			diff(t, "timers", "members removed by a timeout", "["+a+"]", "["+b+"]")
 		}

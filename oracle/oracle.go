@@ -268,6 +268,7 @@ type oracleResp struct {
 	MemberID         string `json:"memberId"`
 	SkipAssignment   bool   `json:"skipAssignment"`
 	MemberIDRequired bool   `json:"memberIdRequired"`
+	KafkaMemberID    string `json:"kafkaMemberId"`
 	Members          []struct {
 		MemberID string `json:"memberId"`
 		Error    int    `json:"error"`

@@ -99,10 +99,23 @@ func start(t *testing.T, v string) *Process {
 	return p
 }
 
-type counts struct{ compared, differ, undocumented int }
+type counts struct{ compared, differ, undocumented, after, worlds, diverged int }
+
+// dump, if KGVIZ_ORACLE_DUMP names a file, gets every difference, one a line.
+var dump *os.File
 
 func (c *counts) add(t *testing.T, r Result) {
+	if dump != nil {
+		for _, d := range r.Differences {
+			fmt.Fprintln(dump, d)
+		}
+	}
 	c.compared += r.Compared
+	c.after += r.After
+	c.worlds++
+	if len(r.Differences) > 0 {
+		c.diverged++
+	}
 	c.differ += len(r.Differences)
 	c.undocumented += r.Undocumented()
 	for i, d := range r.Differences {
@@ -139,9 +152,19 @@ func TestOracle(t *testing.T) {
 	if s := os.Getenv("KGVIZ_ORACLE_RANDOM"); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
+	if f := os.Getenv("KGVIZ_ORACLE_DUMP"); f != "" {
+		var err error
+		if dump, err = os.Create(f); err != nil {
+			t.Fatal(err)
+		}
+		defer func() { dump.Close(); dump = nil }()
+	}
 	for _, v := range versions() {
 		t.Run(v, func(t *testing.T) {
 			p := start(t, v)
+			if dump != nil {
+				fmt.Fprintln(dump, "=== Kafka", v)
+			}
 			var c counts
 			for _, w := range worlds() {
 				run(t, p, w.name, w.run, &c)
@@ -150,7 +173,8 @@ func TestOracle(t *testing.T) {
 				s := int64(seed)
 				run(t, p, fmt.Sprintf("random-%d", seed), func(o ...kgviz.Option) *kgviz.World { return randomWorld(s, o...) }, &c)
 			}
-			fmt.Printf("Kafka %s: requests compared: %d, differ: %d, undocumented: %d\n", v, c.compared, c.differ, c.undocumented)
+			fmt.Printf("Kafka %s: requests compared: %d, differ: %d, undocumented: %d (%d worlds, %d of them compared up to a first difference; %d requests after it not compared)\n",
+				v, c.compared, c.differ, c.undocumented, c.worlds, c.diverged, c.after)
 		})
 	}
 }
