@@ -37,6 +37,7 @@ import (
 	"github.com/kgviz/kgviz/kgviz"
 	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/kafka"
+	"github.com/kgviz/kgviz/kgviz/modern"
 )
 
 // TickMs is one tick in milliseconds (realkafka's time scale).
@@ -307,7 +308,7 @@ func (c Config) initLine() string {
 	sort.Strings(names)
 	var ts []map[string]any
 	for _, n := range names {
-		ts = append(ts, map[string]any{"name": n, "partitions": c.Topics[n]})
+		ts = append(ts, map[string]any{"name": n, "partitions": c.Topics[n], "id": modern.TopicIDFor(n).String()})
 	}
 	init := map[string]any{"op": "init", "group": kgviz.GroupID, "topics": ts, "effects": !c.NoEffects,
 		"config": map[string]any{

@@ -147,8 +147,9 @@ final class Shard {
         for (Object o : list(init.get("topics"))) {
             Map<String, Object> t = obj(o);
             String name = str(t, "name");
-            // a fixed id per topic name: the oracle's runs are repeatable
-            Uuid id = new Uuid(0x6b67766900000000L | (name.hashCode() & 0xffffffffL), name.length() + 1);
+            // the caller's topic id (kgviz's: the server-side assignors order topics by id), else a fixed one
+            Uuid id = t.get("id") != null ? Uuid.fromString(str(t, "id"))
+                : new Uuid(0x6b67766900000000L | (name.hashCode() & 0xffffffffL), name.length() + 1);
             topicIds.put(name, id);
             topicNames.put(id, name);
             delta.replay(new TopicRecord().setName(name).setTopicId(id));
@@ -414,6 +415,7 @@ final class Shard {
                 .append(",\"protocolName\":").append(Json.quote(String.valueOf(r.protocolName())))
                 .append(",\"leader\":").append(Json.quote(kgviz(r.leader())))
                 .append(",\"memberId\":").append(Json.quote(kgviz(r.memberId())))
+                .append(",\"kafkaMemberId\":").append(Json.quote(r.memberId()))
                 .append(",\"skipAssignment\":").append(r.skipAssignment())
                 .append(",\"memberIdRequired\":").append(memberIdRequired.remove(id));
             b.append(",\"members\":[");
