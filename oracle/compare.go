@@ -228,9 +228,6 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	}
 	if debugFired != nil {
 		for i, a := range answers {
-			if strings.Contains(lines[i], `"C2"`) || strings.Contains(lines[i], "advance") && a.Now > 26000 && a.Now < 31000 {
-				debugFired(of[i].tick, fmt.Sprint(a.Now, " ", lines[i][:min(len(lines[i]), 120)]), nil)
-			}
 			for _, f := range a.Fired {
 				debugFired(of[i].tick, f.Key, f.Removed)
 			}
@@ -271,7 +268,7 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	var res Result
 	diff := func(tick int, req, field, kg, kf string) {
 		d := Difference{Scenario: scenario, Tick: tick, Request: req, Field: field, Kgviz: kg, Kafka: kf}
-		d.Waived = waived(waivers, d)
+		d.Waived = waived(waivers, p.Version, d)
 		res.Differences = append(res.Differences, d)
 	}
 	// Tick by tick: the tick's requests in order, then what its timeouts removed. The
@@ -455,15 +452,19 @@ func fields(kg kafka.Message, kf oracleResp) [][3]string {
 }
 
 // Waiver is a known difference, by value on both sides (no wildcards): the
-// request's API, the field, kgviz's value and Kafka's, and the reason
-// (a section of docs/simplifications.md).
+// scenario, the Kafka versions (none: every version), the request's API
+// ("timers" for what the timeouts removed), the field, kgviz's value and
+// Kafka's, and the reason (a section of docs/simplifications.md).
 type Waiver struct {
+	Scenario                         string
+	Versions                         []string
 	API, Field, Kgviz, Kafka, Reason string
 }
 
-func waived(ws []Waiver, d Difference) string {
+func waived(ws []Waiver, version string, d Difference) string {
 	for _, w := range ws {
-		if strings.HasPrefix(d.Request, w.API) && w.Field == d.Field && w.Kgviz == d.Kgviz && w.Kafka == d.Kafka {
+		if w.Scenario == d.Scenario && (len(w.Versions) == 0 || slices.Contains(w.Versions, version)) &&
+			strings.HasPrefix(d.Request, w.API) && w.Field == d.Field && w.Kgviz == d.Kgviz && w.Kafka == d.Kafka {
 			return w.Reason
 		}
 	}

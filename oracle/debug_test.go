@@ -14,9 +14,9 @@ func TestDebugDump(t *testing.T) {
 		t.Skip()
 	}
 	rec := &Recorder{}
-	w := scenarios.CrashAfter("p2.3", 2, kgviz.WithBrokerTap(rec), kgviz.WithCommit(kgviz.CommitAfter))
+	w := scenarios.Crash("p2.3", kgviz.AfterRecords(1), kgviz.WithBrokerTap(rec), kgviz.WithCommit(kgviz.Transactional))
 	for _, it := range rec.items {
-		if it.tick >= 50 && it.tick <= 62 && it.from != "C1" {
+		if it.tick >= 74 && it.tick <= 82 && !it.answer {
 			fmt.Printf("%d ans=%v id=%d from=%s %T %+v\n", it.tick, it.answer, it.id, it.from, it.msg, it.msg)
 		}
 	}
@@ -29,7 +29,7 @@ func TestDebugDump(t *testing.T) {
 	}
 	Compare(p, DefaultConfig(), "x", rec, ev, nil)
 	for _, e := range w.Events() {
-		if e.Tick >= 50 && e.Tick <= 62 && e.Type != kgviz.EvSend && e.Type != kgviz.EvFetched && e.Type != kgviz.EvProcessed && e.Type != kgviz.EvAppend {
+		if e.Tick >= 70 && e.Tick <= 82 && e.Type != kgviz.EvSend && e.Type != kgviz.EvFetched && e.Type != kgviz.EvProcessed && e.Type != kgviz.EvAppend {
 			fmt.Println(e)
 		}
 	}
