@@ -64,9 +64,6 @@ func (r Result) First() *Difference {
 	return nil
 }
 
-// debugFired, if set (a test), sees every timeout Kafka's coordinator fired.
-var debugFired func(tick int, key string, removed []string)
-
 var topicByID = map[modern.TopicID]string{}
 
 func init() {
@@ -226,13 +223,6 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	if err != nil {
 		return Result{}, fmt.Errorf("%s: %v", scenario, err)
 	}
-	if debugFired != nil {
-		for i, a := range answers {
-			for _, f := range a.Fired {
-				debugFired(of[i].tick, f.Key, f.Removed)
-			}
-		}
-	}
 	kafkaAnswers := map[int]oracleResp{}
 	kafkaRemoved := map[int][]string{}
 	for i, a := range answers {
@@ -248,6 +238,12 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	// Kafka's member ids learnt after the answer that named them (a leader's member list
 	// completes before the other members' answers): "kafka:<id>" → kgviz's id
 	ids := map[string]string{}
+	consumerIDs := map[string]bool{}
+	for _, it := range reqs {
+		if r, ok := it.msg.(*broker.ConsumerGroupHeartbeatRequest); ok {
+			consumerIDs[r.MemberID] = true
+		}
+	}
 	for id, kf := range kafkaAnswers {
 		if kg, ok := kgvizAnswers[id].(*broker.JoinGroupResponse); ok && kf.KafkaMemberID != "" && kg.MemberID != "" {
 			ids["kafka:"+kf.KafkaMemberID] = kg.MemberID
@@ -261,6 +257,8 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 		for i, w := range f {
 			if id, ok := ids[w]; ok {
 				f[i] = id
+			} else if own := strings.TrimPrefix(w, "kafka:"); consumerIDs[own] {
+				f[i] = own // KIP-848: the member chose its id, Kafka's and kgviz's are one
 			}
 		}
 		return sortedSet(f)
@@ -452,7 +450,7 @@ func fields(kg kafka.Message, kf oracleResp) [][3]string {
 }
 
 // Waiver is a known difference, by value on both sides (no wildcards): the
-// scenario, the Kafka versions (none: every version), the request's API
+// scenario ("": any, for a difference of a Kafka version), the Kafka versions (none: every version), the request's API
 // ("timers" for what the timeouts removed), the field, kgviz's value and
 // Kafka's, and the reason (a section of docs/simplifications.md).
 type Waiver struct {
@@ -463,7 +461,7 @@ type Waiver struct {
 
 func waived(ws []Waiver, version string, d Difference) string {
 	for _, w := range ws {
-		if w.Scenario == d.Scenario && (len(w.Versions) == 0 || slices.Contains(w.Versions, version)) &&
+		if (w.Scenario == "" || w.Scenario == d.Scenario) && (len(w.Versions) == 0 || slices.Contains(w.Versions, version)) &&
 			strings.HasPrefix(d.Request, w.API) && w.Field == d.Field && w.Kgviz == d.Kgviz && w.Kafka == d.Kafka {
 			return w.Reason
 		}

@@ -402,6 +402,7 @@ final class Shard {
             if (r.errorCode() == Errors.MEMBER_ID_REQUIRED.code() && !retried) {
                 // KIP-394: the client joins again at once with the id it was given; kgviz has no such round
                 // trip (docs/simplifications.md) and its answer is compared with the second one
+                learn(kgvizId, r.memberId()); // its join may still be pending when a timeout removes it
                 Map<String, Object> again = new HashMap<>(m);
                 again.put("kafkaMemberId", r.memberId());
                 memberIdRequired.add(id);
@@ -437,6 +438,18 @@ final class Shard {
             done(id, "JoinGroup", b.toString());
         });
         apply(Compat.join(shard, context(ApiKeys.JOIN_GROUP, client), req, f), NO_PID, NO_EPOCH);
+        if (!instance.isEmpty() && !f.isDone() && !kgvizId.isEmpty()) {
+            // a static member's id is given at once, its answer may come later: learn it by instance id
+            try {
+                for (DescribeGroupsResponseData.DescribedGroup g : shard.describeGroups(context(ApiKeys.DESCRIBE_GROUPS, ""), List.of(group), offset)) {
+                    for (DescribeGroupsResponseData.DescribedGroupMember mm : g.members()) {
+                        if (instance.equals(mm.groupInstanceId())) learn(kgvizId, mm.memberId());
+                    }
+                }
+            } catch (RuntimeException e) {
+                // not a classic group
+            }
+        }
     }
 
     private final Set<Long> memberIdRequired = new HashSet<>();
