@@ -2,10 +2,12 @@
 #
 #   make setup           venv (.venv), gonb + goimports (.bin), GoNB kernel in the venv, chromium (as root)
 #   make lab             JupyterLab on notebooks/: prints the URL to open (no browser); LAB_IP=0.0.0.0 LAB_PORT=9999
-#   make test            everything CI runs: test-go, -grader, -differential, -kafka, -notebooks, -browser, -docker, -image
+#   make test            everything CI runs: test-go, -grader, -differential, -oracle, -kafka, -notebooks, -browser, -docker, -image
 #   make test-go         go mod tidy -diff + go vet + go test + a fuzz smoke of FuzzWorld (FUZZTIME=6000x)
 #   make test-grader     kgviz grade in its sandbox: every notebook solved/untouched, the attack suite
 #   make test-differential  Kafka's assignors (Java harness) vs kgviz's on random inputs
+#   make test-oracle     Kafka's own group coordinator (harness/oracle) answers every request kgviz's broker answers
+#   make test-oracle-random  the same on 1000 random scripts (KGVIZ_ORACLE_RANDOM)
 #   make test-kafka      a real Kafka 4.1.1 broker: every demo live, compared with the simulation (realkafka/)
 #   make record-kafka    re-record realkafka/testdata/ (the committed real-broker runs)
 #   make test-notebooks  execute notebooks (nbrun): solutions' checks pass, untouched exercises' checks fail
@@ -39,9 +41,9 @@ LAB_IP    ?= 127.0.0.1
 LAB_PORT  ?= 8888
 KAFKA_ONLY  ?= .*
 KAFKA_FLAGS ?=
-TEST_TARGETS := test-go test-grader test-differential test-kafka test-notebooks test-browser test-docker test-image
+TEST_TARGETS := test-go test-grader test-differential test-oracle test-kafka test-notebooks test-browser test-docker test-image
 
-.PHONY: help setup need-setup lab test $(TEST_TARGETS) record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
+.PHONY: help setup need-setup lab test $(TEST_TARGETS) test-oracle-random record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -93,6 +95,20 @@ test-grader: need-setup
 test-differential:
 	bash harness/build.sh
 	KGVIZ_DIFFERENTIAL=1 go test ./kgviz -run '^(TestDifferential|TestFidelityStateNames)' -count=1 -v -timeout 15m
+	bash harness/oracle/build.sh 4.1.1
+	KGVIZ_ORACLE=1 KGVIZ_ORACLE_VERSIONS=4.1.1 go test ./oracle -run '^TestOracleCatchesBrokenRule$$' -count=1 -v -timeout 5m
+
+# Kafka's group coordinator (kafka-group-coordinator from Maven Central, harness/oracle; Kafka 4.1.1 and 4.4.0)
+# stepped in lock-step with kgviz's broker (oracle/): the demos, KIP-848 and the capstone's crash points, and a
+# coordinator broken on purpose; prints "requests compared: N, differ: D, undocumented: U" per Kafka version.
+# test-oracle-random: KGVIZ_ORACLE_RANDOM (1000) random scripts. KGVIZ_ORACLE_VERSIONS=4.1.1 for one version.
+test-oracle:
+	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0
+	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule)$$' -count=1 -v -timeout 15m
+
+test-oracle-random:
+	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0
+	KGVIZ_ORACLE=1 go test ./oracle -run '^TestOracleRandom$$' -count=1 -v -timeout 15m
 
 # A real broker (harness/realkafka: Kafka 4.1.1 from Maven Central, started and stopped by the harness):
 # every demo and the KIP-848 scenarios live, each compared outcome by outcome with the simulation;

@@ -127,6 +127,8 @@ type config struct {
 	// group.consumer.heartbeat.interval.ms, group.consumer.session.timeout.ms.
 	consumerHeartbeatInterval int
 	consumerSessionTimeout    int
+
+	tap brokerTap // WithBrokerTap (tap.go)
 }
 
 func defaultConfig() config {

@@ -112,6 +112,9 @@ func (w *World) init() {
 		TransactionVersion:             w.cfg.transactionVersion,
 		ConsumerGroupHeartbeatInterval: w.cfg.consumerHeartbeatInterval, ConsumerGroupSessionTimeout: w.cfg.consumerSessionTimeout},
 		w.clock, &w.net, recorder{w})
+	if w.cfg.tap != nil {
+		w.broker.SetTap(w.cfg.tap)
+	}
 	for _, t := range w.topics {
 		w.broker.CreateTopic(t.name, t.partitions)
 		w.topicBase[t.name] = len(w.inputTPs)

@@ -145,4 +145,5 @@ if want notebook; then
 		row "notebook demo cell vs bare cell" "-" "1.25x" "n/a" "not measured: no .venv/bin/python or tools/nbrun.py (make setup)"
 	fi
 fi
+if want oracle; then ORACLE_MEMBERS="${ORACLE_MEMBERS:-100}" bash scripts/bench-oracle.sh | tee "$OUT/oracle.md"; fi
 echo "bench.sh: results in $RESULTS; raw outputs in $OUT/"

@@ -67,6 +67,9 @@ func heartbeatResponse(code kafka.ErrorCode) *HeartbeatResponse {
 // answer (each copy a load of fresh stores). env is only read, and only
 // during the call.
 func (b *Broker) ReceiveHeartbeat(env *Envelope, req *HeartbeatRequest) {
+	if b.tap != nil {
+		b.tap.Received(b.clock.Now(), env)
+	}
 	b.groups.handleHeartbeat(env, req)
 }
 
@@ -81,6 +84,10 @@ func (gc *GroupCoordinator) handleHeartbeat(env *Envelope, req *HeartbeatRequest
 
 // replyRef is reply for a request envelope passed by reference.
 func (b *Broker) replyRef(req *Envelope, gen int, m kafka.Message) {
+	if b.tap != nil {
+		b.reply(*req, gen, m)
+		return
+	}
 	if b.replier != nil {
 		b.replier.Reply(req.ID, req.From, req.Conn, gen, m)
 		return

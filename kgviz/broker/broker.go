@@ -106,6 +106,8 @@ type Broker struct {
 	consumerHeartbeatInterval int
 	consumerSessionTimeout    int
 	consumerAssignors         []string
+
+	tap Tap // tap.go
 }
 
 // New builds a broker on clock clk that sends through net and records to rec.
@@ -180,6 +182,9 @@ func (b *Broker) record(e event.Event) {
 
 // reply answers a request on its connection.
 func (b *Broker) reply(req Envelope, gen int, m kafka.Message) {
+	if b.tap != nil {
+		m = b.tap.Answered(&req, m)
+	}
 	if b.replier != nil {
 		b.replier.Reply(req.ID, req.From, req.Conn, gen, m)
 		return
@@ -203,6 +208,9 @@ type Replier interface {
 // Receive handles one message that arrived at the broker: a client's
 // request, or the answer to the broker's own WriteTxnMarkers.
 func (b *Broker) Receive(env Envelope) {
+	if b.tap != nil {
+		b.tap.Received(b.clock.Now(), &env)
+	}
 	switch m := env.Msg.(type) {
 	case *ProduceRequest:
 		b.handleProduce(env, m)

@@ -1,0 +1,470 @@
+package oracle
+
+import (
+	"encoding/json"
+	"fmt"
+	"slices"
+	"sort"
+	"strings"
+
+	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/kafka"
+	"github.com/kgviz/kgviz/kgviz/modern"
+)
+
+// Difference is one field on which Kafka's coordinator answered otherwise
+// than kgviz's, with the request it answered.
+type Difference struct {
+	Scenario string
+	Tick     int
+	Request  string // "JoinGroup#12 from C2 {...}", or "timers" for what the timeouts removed
+	Field    string
+	Kgviz    string
+	Kafka    string
+	Waived   string // the waiver's reason (docs/simplifications.md), "" if none
+}
+
+func (d Difference) String() string {
+	w := ""
+	if d.Waived != "" {
+		w = " (waived: " + d.Waived + ")"
+	}
+	return fmt.Sprintf("%s tick %d: %s kgviz=%s kafka=%s%s; request %s", d.Scenario, d.Tick, d.Field, d.Kgviz, d.Kafka, w, d.Request)
+}
+
+// Result is one world compared.
+type Result struct {
+	Compared int // requests compared
+	After    int // requests after the first difference, not compared
+	// Arbitrary, if set, says where the comparison ended at a choice Kafka makes at
+	// random (a new leader when the old one left), not at a difference.
+	Arbitrary   string
+	Differences []Difference
+}
+
+// Undocumented is the count of differences no waiver covers.
+func (r Result) Undocumented() int {
+	n := 0
+	for _, d := range r.Differences {
+		if d.Waived == "" {
+			n++
+		}
+	}
+	return n
+}
+
+// First is the first difference no waiver covers, or nil.
+func (r Result) First() *Difference {
+	for i := range r.Differences {
+		if r.Differences[i].Waived == "" {
+			return &r.Differences[i]
+		}
+	}
+	return nil
+}
+
+var topicByID = map[modern.TopicID]string{}
+
+func init() {
+	for _, t := range []string{"orders", "payments", "invoices"} {
+		topicByID[modern.TopicIDFor(t)] = t
+	}
+}
+
+func tpJSON(l []kafka.TopicPartition) []map[string]any {
+	by := map[string][]int{}
+	var order []string
+	for _, tp := range l {
+		if _, ok := by[tp.Topic]; !ok {
+			order = append(order, tp.Topic)
+		}
+		by[tp.Topic] = append(by[tp.Topic], tp.Partition)
+	}
+	out := []map[string]any{}
+	for _, t := range order {
+		out = append(out, map[string]any{"t": t, "p": by[t]})
+	}
+	return out
+}
+
+func assignmentJSON(a modern.Assignment) []map[string]any {
+	out := []map[string]any{}
+	for _, tp := range a {
+		name, ok := topicByID[tp.TopicID]
+		if !ok {
+			name = tp.TopicID.String()
+		}
+		out = append(out, map[string]any{"t": name, "p": tp.Partitions})
+	}
+	return out
+}
+
+func offsetsJSON(l []broker.PartitionOffset) []map[string]any {
+	out := []map[string]any{}
+	for _, po := range l {
+		out = append(out, map[string]any{"t": po.Partition.Topic, "p": po.Partition.Partition, "o": po.Offset})
+	}
+	return out
+}
+
+// requestLine is the oracle's line for request it (kgvizAnswer: kgviz's answer to it, if any).
+func requestLine(it item, kgvizAnswer kafka.Message) map[string]any {
+	l := map[string]any{"op": "req", "id": it.id, "client": it.from}
+	switch m := it.msg.(type) {
+	case *broker.JoinGroupRequest:
+		var ps []map[string]any
+		for _, p := range m.Protocols {
+			pm := map[string]any{"name": p.Name, "topics": p.Metadata.Topics, "owned": tpJSON(p.Metadata.OwnedPartitions),
+				"generation": p.Metadata.GenerationID}
+			if len(p.Metadata.UserData) > 0 {
+				pm["userData"] = fmt.Sprint(p.Metadata.UserData, p.Metadata.OwnedGenerationID)
+			}
+			ps = append(ps, pm)
+		}
+		l["api"], l["groupId"], l["memberId"], l["instanceId"] = "JoinGroup", m.GroupID, m.MemberID, m.GroupInstanceID
+		l["sessionTimeoutMs"], l["rebalanceTimeoutMs"] = m.SessionTimeout*TickMs, m.RebalanceTimeout*TickMs
+		l["protocolType"], l["protocols"], l["reason"] = m.ProtocolType, ps, m.Reason
+		if r, ok := kgvizAnswer.(*broker.JoinGroupResponse); ok {
+			l["kgvizMemberId"] = r.MemberID
+		}
+	case *broker.SyncGroupRequest:
+		var as []map[string]any
+		for _, a := range m.Assignments {
+			as = append(as, map[string]any{"memberId": a.MemberID, "partitions": tpJSON(a.Assignment)})
+		}
+		l["api"], l["groupId"], l["generation"], l["memberId"], l["instanceId"] = "SyncGroup", m.GroupID, m.GenerationID, m.MemberID, m.GroupInstanceID
+		l["protocolType"], l["protocolName"], l["assignments"] = m.ProtocolType, m.ProtocolName, as
+	case *broker.HeartbeatRequest:
+		l["api"], l["groupId"], l["generation"], l["memberId"], l["instanceId"] = "Heartbeat", m.GroupID, m.GenerationID, m.MemberID, m.GroupInstanceID
+	case *broker.LeaveGroupRequest:
+		var ms []map[string]any
+		for _, mi := range m.Members {
+			ms = append(ms, map[string]any{"memberId": mi.MemberID, "instanceId": mi.GroupInstanceID, "reason": mi.Reason})
+		}
+		l["api"], l["groupId"], l["members"] = "LeaveGroup", m.GroupID, ms
+	case *broker.OffsetCommitRequest:
+		l["api"], l["groupId"], l["generation"], l["memberId"], l["instanceId"] = "OffsetCommit", m.GroupID, m.GenerationID, m.MemberID, m.GroupInstanceID
+		l["offsets"] = offsetsJSON(m.Offsets)
+	case *broker.TxnOffsetCommitRequest:
+		l["api"], l["groupId"], l["generation"], l["memberId"], l["instanceId"] = "TxnOffsetCommit", m.GroupID, m.GenerationID, m.MemberID, m.GroupInstanceID
+		l["transactionalId"], l["pid"], l["epoch"], l["offsets"] = m.TransactionalID, m.ProducerID, m.ProducerEpoch, offsetsJSON(m.Offsets)
+	case *broker.OffsetFetchRequest:
+		var ps []map[string]any
+		for _, tp := range m.Partitions {
+			ps = append(ps, map[string]any{"t": tp.Topic, "p": tp.Partition})
+		}
+		l["api"], l["groupId"], l["memberId"], l["memberEpoch"], l["partitions"], l["requireStable"] = "OffsetFetch", m.GroupID, m.MemberID, m.MemberEpoch, ps, m.RequireStable
+	case *broker.ConsumerGroupHeartbeatRequest:
+		l["api"], l["groupId"], l["memberId"], l["memberEpoch"], l["instanceId"] = "ConsumerGroupHeartbeat", m.GroupID, m.MemberID, m.MemberEpoch, m.InstanceID
+		l["rackId"], l["rebalanceTimeoutMs"], l["assignor"] = m.RackID, m.RebalanceTimeoutMs*TickMs, m.ServerAssignor
+		if m.RebalanceTimeoutMs <= 0 { // not sent
+			l["rebalanceTimeoutMs"] = -1
+		}
+		if m.SubscribedTopicNames != nil {
+			l["topics"] = m.SubscribedTopicNames
+		}
+		if m.TopicPartitions != nil {
+			l["owned"] = assignmentJSON(m.TopicPartitions)
+		}
+	case *broker.WriteTxnMarkersRequest:
+		return map[string]any{"op": "marker", "pid": m.ProducerID, "epoch": m.ProducerEpoch, "commit": m.Result == kafka.ControlCommit}
+	}
+	return l
+}
+
+// Compare sends what rec recorded to the oracle p and compares the answers
+// with kgviz's, and the members Kafka's timeouts removed with those kgviz's
+// removed (the world's events); waivers say which differences are known.
+func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kgviz.Event, waivers []Waiver) (Result, error) {
+	kgvizAnswers := map[int]kafka.Message{}
+	var reqs []item
+	last := 0
+	for _, it := range rec.items {
+		if it.answer {
+			if _, dup := kgvizAnswers[it.id]; !dup {
+				kgvizAnswers[it.id] = it.msg
+			}
+			continue
+		}
+		reqs = append(reqs, it)
+		last = max(last, it.tick)
+	}
+	// kgviz's removals by timeout, by tick
+	kgvizRemoved := map[int][]string{}
+	for _, e := range events {
+		if e.Type == kgviz.EvMemberRemoved && (e.Reason == kgviz.ReasonSessionTimeout || e.Reason == kgviz.ReasonJoinTimeout ||
+			e.Reason == kgviz.ReasonSyncTimeout || e.Reason == kgviz.ReasonRebalanceTimeout) {
+			kgvizRemoved[e.Tick] = append(kgvizRemoved[e.Tick], e.MemberID)
+			last = max(last, e.Tick)
+		}
+	}
+	lines := []string{cfg.initLine()}
+	type lineOf struct {
+		tick int
+		req  int // index into reqs, -1 for an advance
+	}
+	of := []lineOf{{0, -1}}
+	k := 0
+	for t := 1; t <= last+1; t++ {
+		// the tick's requests are dated when they were sent, one tick before they arrive:
+		// kgviz's coordinator counts a member's session from then (ClassicGroup.heardFrom)
+		lines = append(lines, fmt.Sprintf(`{"op":"advance","now":%d,"fire":false}`, (t-1)*TickMs))
+		of = append(of, lineOf{t, -1})
+		for ; k < len(reqs) && reqs[k].tick <= t; k++ {
+			b, _ := json.Marshal(requestLine(reqs[k], kgvizAnswers[reqs[k].id]))
+			lines = append(lines, string(b))
+			of = append(of, lineOf{t, k})
+		}
+		lines = append(lines, fmt.Sprintf(`{"op":"advance","now":%d}`, t*TickMs))
+		of = append(of, lineOf{t, -1})
+	}
+	answers, err := p.exchange(lines)
+	if err != nil {
+		return Result{}, fmt.Errorf("%s: %v", scenario, err)
+	}
+	kafkaAnswers := map[int]oracleResp{}
+	kafkaRemoved := map[int][]string{}
+	for i, a := range answers {
+		for _, r := range a.Resp {
+			if _, dup := kafkaAnswers[r.ID]; !dup {
+				kafkaAnswers[r.ID] = r
+			}
+		}
+		for _, f := range a.Fired {
+			kafkaRemoved[of[i].tick] = append(kafkaRemoved[of[i].tick], f.Removed...)
+		}
+	}
+	// Kafka's member ids learnt after the answer that named them (a leader's member list
+	// completes before the other members' answers): "kafka:<id>" → kgviz's id
+	ids := map[string]string{}
+	consumerIDs := map[string]bool{}
+	for _, it := range reqs {
+		if r, ok := it.msg.(*broker.ConsumerGroupHeartbeatRequest); ok {
+			consumerIDs[r.MemberID] = true
+		}
+	}
+	for id, kf := range kafkaAnswers {
+		if kg, ok := kgvizAnswers[id].(*broker.JoinGroupResponse); ok && kf.KafkaMemberID != "" && kg.MemberID != "" {
+			ids["kafka:"+kf.KafkaMemberID] = kg.MemberID
+		}
+	}
+	mapIDs := func(s string) string {
+		if !strings.Contains(s, "kafka:") {
+			return s
+		}
+		f := strings.Fields(s)
+		for i, w := range f {
+			if id, ok := ids[w]; ok {
+				f[i] = id
+			} else if own := strings.TrimPrefix(w, "kafka:"); consumerIDs[own] {
+				f[i] = own // KIP-848: the member chose its id, Kafka's and kgviz's are one
+			}
+		}
+		return sortedSet(f)
+	}
+	var res Result
+	diff := func(tick int, req, field, kg, kf string) {
+		d := Difference{Scenario: scenario, Tick: tick, Request: req, Field: field, Kgviz: kg, Kafka: kf}
+		d.Waived = waived(waivers, p.Version, d)
+		res.Differences = append(res.Differences, d)
+	}
+	// Tick by tick: the tick's requests in order, then what its timeouts removed. The
+	// comparison of a world ends at its first difference: from there on the two
+	// coordinators hold different states, and what differs later follows from it
+	// (Result.After counts the requests not compared).
+	k = 0
+	prevLeader := ""
+	for t := 0; t <= last+1; t++ {
+		for ; k < len(reqs) && reqs[k].tick <= t; k++ {
+			it := reqs[k]
+			if !groupAPI(it.msg) {
+				continue
+			}
+			if len(res.Differences) > 0 {
+				res.After++
+				continue
+			}
+			res.Compared++
+			kg, okKg := kgvizAnswers[it.id]
+			kf, okKf := kafkaAnswers[it.id]
+			name := describe(it)
+			switch {
+			case !okKg && !okKf:
+				continue
+			case !okKg:
+				diff(it.tick, name, "answered", "no answer", "answer error "+kafka.ErrorCode(kf.Error).String())
+				continue
+			case !okKf:
+				diff(it.tick, name, "answered", "answer error "+broker.ErrorOf(kg).String(), "no answer")
+				continue
+			}
+			if jg, ok := kg.(*broker.JoinGroupResponse); ok && jg.ErrorCode == kafka.NONE && kf.Error == 0 {
+				kfLeader := mapIDs(kf.Leader)
+				if jg.Leader != kfLeader && prevLeader != "" && jg.Leader != prevLeader && !strings.HasPrefix(kfLeader, "kafka:") {
+					// The leader left: Kafka names the first member of a HashMap keyed by random
+					// member ids (ClassicGroup.remove), kgviz the first to rejoin. Neither is a
+					// rule, and the two runs part here.
+					res.Arbitrary = fmt.Sprintf("tick %d %s: the leader %s left; kgviz chose %s, Kafka %s", it.tick, name, prevLeader, jg.Leader, kfLeader)
+					res.After += len(reqs) - k - 1
+					return res, nil
+				}
+				prevLeader = jg.Leader
+			}
+			for _, f := range fields(kg, kf) {
+				if f[2] = mapIDs(f[2]); f[1] != f[2] {
+					diff(it.tick, name, f[0], f[1], f[2])
+				}
+			}
+		}
+		if len(res.Differences) > 0 {
+			continue
+		}
+		a, b := sortedSet(kgvizRemoved[t]), mapIDs(sortedSet(kafkaRemoved[t]))
+		if a != b {
+			diff(t, "timers", "members removed by a timeout", "["+a+"]", "["+b+"]")
+		}
+	}
+	return res, nil
+}
+
+func sortedSet(l []string) string {
+	c := slices.Clone(l)
+	sort.Strings(c)
+	return strings.Join(slices.Compact(c), " ")
+}
+
+func describe(it item) string {
+	b, _ := json.Marshal(requestLine(it, nil))
+	s := string(b)
+	if len(s) > 300 {
+		s = s[:300] + "..."
+	}
+	return fmt.Sprintf("%s#%d from %s %s", strings.TrimSuffix(fmt.Sprintf("%T", it.msg)[len("*broker."):], "Request"), it.id, it.from, s)
+}
+
+func tpsString(l []kafka.TopicPartition) string {
+	c := slices.Clone(l)
+	sort.Slice(c, func(i, j int) bool {
+		if c[i].Topic != c[j].Topic {
+			return c[i].Topic < c[j].Topic
+		}
+		return c[i].Partition < c[j].Partition
+	})
+	var s []string
+	for _, tp := range c {
+		s = append(s, fmt.Sprintf("%s-%d", tp.Topic, tp.Partition))
+	}
+	return "[" + strings.Join(s, " ") + "]"
+}
+
+func oracleTPs(a *tps) string {
+	if a == nil {
+		return "nil"
+	}
+	var l []kafka.TopicPartition
+	for _, t := range *a {
+		for _, p := range t.P {
+			l = append(l, kafka.TopicPartition{Topic: t.T, Partition: p})
+		}
+	}
+	return tpsString(l)
+}
+
+func ec(c int) string { return kafka.ErrorCode(c).String() }
+
+// fields lists (name, kgviz's value, Kafka's value) for the fields compared of one answer.
+func fields(kg kafka.Message, kf oracleResp) [][3]string {
+	out := [][3]string{{"error", broker.ErrorOf(kg).String(), ec(kf.Error)}}
+	ok := broker.ErrorOf(kg) == kafka.NONE && kf.Error == 0
+	switch r := kg.(type) {
+	case *broker.JoinGroupResponse:
+		if ok {
+			var ids []string
+			for _, m := range r.Members {
+				ids = append(ids, m.MemberID)
+			}
+			var kids []string
+			for _, m := range kf.Members {
+				kids = append(kids, m.MemberID)
+			}
+			out = append(out, [3]string{"generation", fmt.Sprint(r.GenerationID), fmt.Sprint(kf.Generation)},
+				[3]string{"protocol", r.ProtocolName, kf.ProtocolName},
+				[3]string{"leader", r.Leader, kf.Leader},
+				[3]string{"member id", r.MemberID, kf.MemberID},
+				[3]string{"skip assignment", fmt.Sprint(r.SkipAssignment), fmt.Sprint(kf.SkipAssignment)},
+				[3]string{"members", sortedSet(ids), sortedSet(kids)})
+		}
+	case *broker.SyncGroupResponse:
+		if ok {
+			out = append(out, [3]string{"protocol", r.ProtocolName, kf.ProtocolName},
+				[3]string{"assignment", tpsString(r.Assignment), oracleTPs(kf.Assignment)})
+		}
+	case *broker.LeaveGroupResponse:
+		if ok {
+			var a, b []string
+			for _, m := range r.Members {
+				a = append(a, m.MemberID+"/"+m.GroupInstanceID+":"+m.ErrorCode.String())
+			}
+			for _, m := range kf.Members {
+				b = append(b, m.MemberID+":"+ec(m.Error))
+			}
+			_ = a
+			_ = b
+		}
+	case *broker.OffsetFetchResponse:
+		if ok {
+			kgo := map[string]int{}
+			for _, po := range r.Offsets {
+				kgo[fmt.Sprintf("%s-%d", po.Partition.Topic, po.Partition.Partition)] = po.Offset
+			}
+			var a, b []string
+			for _, o := range kf.Offsets {
+				key := fmt.Sprintf("%s-%d", o.T, o.P)
+				v, has := kgo[key]
+				if !has {
+					v = -1
+				}
+				a = append(a, fmt.Sprintf("%s=%d", key, v))
+				b = append(b, fmt.Sprintf("%s=%d", key, o.O))
+			}
+			out = append(out, [3]string{"committed offsets", strings.Join(a, " "), strings.Join(b, " ")})
+		}
+	case *broker.ConsumerGroupHeartbeatResponse:
+		if ok {
+			out = append(out, [3]string{"member epoch", fmt.Sprint(r.MemberEpoch), fmt.Sprint(kf.MemberEpoch)})
+			kgA := "nil"
+			if r.Assignment != nil {
+				var l []kafka.TopicPartition
+				for _, tp := range r.Assignment.TopicPartitions {
+					for _, p := range tp.Partitions {
+						l = append(l, kafka.TopicPartition{Topic: topicByID[tp.TopicID], Partition: p})
+					}
+				}
+				kgA = tpsString(l)
+			}
+			out = append(out, [3]string{"assignment", kgA, oracleTPs(kf.Assignment)})
+		}
+	}
+	return out
+}
+
+// Waiver is a known difference, by value on both sides (no wildcards): the
+// scenario ("": any, for a difference of a Kafka version), the Kafka versions (none: every version), the request's API
+// ("timers" for what the timeouts removed), the field, kgviz's value and
+// Kafka's, and the reason (a section of docs/simplifications.md).
+type Waiver struct {
+	Scenario                         string
+	Versions                         []string
+	API, Field, Kgviz, Kafka, Reason string
+}
+
+func waived(ws []Waiver, version string, d Difference) string {
+	for _, w := range ws {
+		if (w.Scenario == "" || w.Scenario == d.Scenario) && (len(w.Versions) == 0 || slices.Contains(w.Versions, version)) &&
+			strings.HasPrefix(d.Request, w.API) && w.Field == d.Field && w.Kgviz == d.Kgviz && w.Kafka == d.Kafka {
+			return w.Reason
+		}
+	}
+	return ""
+}
