@@ -80,3 +80,26 @@ func TestCoordinatorLabelsWhole(t *testing.T) {
 		}
 	}
 }
+
+// Worlds a comparison tells apart only by their order (notebook 14's crash
+// sweep: one configuration, so one assignor) get distinct labels, never four
+// times "range" (issue 24); named worlds keep their names.
+func TestComparisonLabelsDistinct(t *testing.T) {
+	var sweep []Source
+	for k := 0; k <= 3; k++ {
+		sweep = append(sweep, scenarios.CrashAfter("p2.3", k))
+	}
+	for _, c := range []*Chart{Outcomes(sweep...), PauseMeter(sweep...)} {
+		for i := range sweep {
+			assert.Contains(t, c.SVG(), "world "+itoa(i+1)+" · range", c.Kind())
+		}
+	}
+	named := Outcomes(Named("crash after 0 records", sweep[0]), Named("crash after 1 record", sweep[1]), sweep[2])
+	assert.Contains(t, named.SVG(), "crash after 0 records")
+	assert.Contains(t, named.SVG(), "crash after 1 record")
+	assert.Contains(t, named.SVG(), ">range<", "an unnamed world whose label is unique keeps it")
+	assert.Equal(t, []string{"a", "range", "world 3 · cooperative-sticky", "world 4 · cooperative-sticky"},
+		sourceNames([]Source{Named("a", sweep[0]), sweep[1],
+			scenarios.CrashAfter("p2.3", 0, kgviz.WithAssignor(kgviz.CooperativeSticky)),
+			scenarios.CrashAfter("p2.3", 1, kgviz.WithAssignor(kgviz.CooperativeSticky))}))
+}
