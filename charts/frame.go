@@ -174,6 +174,25 @@ func stopDesc(f *fold.Fold) string {
 	return ""
 }
 
+// notRun is the message of a chart of worlds that have members but never
+// ran: time never advanced, so there is nothing to draw ("" otherwise).
+func notRun(srcs ...Source) string {
+	members := false
+	for _, s := range srcs {
+		if s.Now() != 0 {
+			return ""
+		}
+		members = members || len(s.Members()) > 0
+	}
+	if !members {
+		return ""
+	}
+	if len(srcs) > 1 {
+		return "Nothing to show: time never advanced in these worlds (tick 0): call RunFor or RunUntil before drawing them."
+	}
+	return "Nothing to show: time never advanced (tick 0): the world has members but never ran; call RunFor or RunUntil before drawing it."
+}
+
 // numberWord names a group's number: a classic group's generation, a KIP-848
 // consumer group's group epoch (fold.GroupEpochs).
 func numberWord(epochs bool) string {

@@ -103,3 +103,26 @@ func TestComparisonLabelsDistinct(t *testing.T) {
 			scenarios.CrashAfter("p2.3", 0, kgviz.WithAssignor(kgviz.CooperativeSticky)),
 			scenarios.CrashAfter("p2.3", 1, kgviz.WithAssignor(kgviz.CooperativeSticky))}))
 }
+
+// A world with members that never ran says that time never advanced, in
+// every view and in its summaries (issue 24), instead of an empty chart and
+// "generation 0" alone.
+func TestNeverRanSaysSo(t *testing.T) {
+	w := kgviz.NewWorld().AddMember("C1").AddMember("C2")
+	for _, c := range append(allViews(w)[:6], Outcomes(w, w), PauseMeter(w, w)) {
+		assert.Contains(t, c.SVG(), "time never advanced", c.Kind())
+		assert.Contains(t, c.OptionJSON(), "time never advanced", c.Kind())
+	}
+	assert.Contains(t, w.String(), "time never advanced")
+	assert.Contains(t, w.Stats().String(), "time never advanced")
+	assert.True(t, w.Stats().NeverRan)
+
+	w.RunFor(1)
+	assert.NotContains(t, w.String(), "time never advanced")
+	assert.NotContains(t, w.Stats().String(), "time never advanced")
+	for _, c := range allViews(w)[:6] {
+		assert.NotContains(t, c.SVG(), "time never advanced", c.Kind())
+	}
+	empty := kgviz.NewWorld()
+	assert.Contains(t, Timeline(empty).SVG(), "no members yet", "a world without members says that instead")
+}

@@ -133,6 +133,8 @@ func newHeatmap(src Source, cfg *config) *heatModel {
 	m.fr.height = cfg.heightOr(int(m.fr.plot.y1) + 76)
 	if len(src.Members()) == 0 {
 		m.fr.empty = "Nothing to show: the world has no members yet (AddMember, then RunUntil)."
+	} else if msg := notRun(src); msg != "" {
+		m.fr.empty = msg
 	}
 	return m
 }

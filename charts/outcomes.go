@@ -113,6 +113,8 @@ func newOutcomes(srcs []Source, cfg *config) *outcomeModel {
 		m.fr.empty = "No world to show: Outcomes(charts.Named(\"a\", w1), ...)."
 	case !ran:
 		m.fr.empty = "Nothing to show: the worlds have no members yet (AddMember, then RunUntil)."
+	case notRun(srcs...) != "":
+		m.fr.empty = notRun(srcs...)
 	}
 	return m
 }

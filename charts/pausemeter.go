@@ -88,6 +88,8 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 	switch {
 	case len(srcs) == 0:
 		m.fr.empty = "No world to show: PauseMeter(charts.Named(\"a\", w1), ...)."
+	case notRun(srcs...) != "":
+		m.fr.empty = notRun(srcs...)
 	case m.maxNow == 0:
 		m.fr.empty = "Nothing to show: the worlds have not run yet (AddMember, then RunUntil)."
 	}

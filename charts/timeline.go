@@ -260,8 +260,11 @@ func newTimeline(src Source, cfg *config) *timelineModel {
 	m.fr.height = cfg.heightOr(int(m.fr.plot.y1) + 74)
 	m.spreadMoments()
 	m.clearCoveredLabels()
-	if len(src.Members()) == 0 && len(m.series) <= 1 {
+	if msg := notRun(src); msg != "" || len(src.Members()) == 0 && len(m.series) <= 1 {
 		m.fr.empty = "Nothing to show: the world has no members yet (AddMember, then RunUntil)."
+		if msg != "" {
+			m.fr.empty = msg
+		}
 		m.laneH = 100 // room for the message
 		m.fr.plot.y1 = y0 + m.laneH
 		m.fr.height = cfg.heightOr(int(m.fr.plot.y1) + 74)

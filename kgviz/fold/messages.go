@@ -23,9 +23,9 @@ type Message struct {
 	// of the consumer protocol, GroupEpochs), not a classic generation
 	Epochs bool
 	Err    kafka.ErrorCode
-	PID      int64
-	Epoch    int
-	Body     kafka.Message
+	PID    int64
+	Epoch  int
+	Body   kafka.Message
 }
 
 // Label is the arrow label: API, generation ("g3"; a member epoch "e3" for
