@@ -12,6 +12,11 @@ installed by setup.sh is the one it offers, and a course notebook with charts is
   file the way a clone would bring it (never signed by this server's notary), opened in a fresh workspace:
   Lab treats it as untrusted, sanitizes the outputs and runs no script, so no ECharts canvas appears and every
   chart shows its static SVG picture. Screenshot: build/screenshots/e2e-lab-untrusted.png.
+- test_reopened_notebook_gets_interactive_charts: a copy of the demo notebook, Run All, then the page reloaded
+  (nothing saved: autosave is off) and Run All again on the same running kernel, which does not send the ECharts
+  library a second time: the reopened page's charts are drawn all the same, from the copy of the library the
+  first page kept in the browser (charts/js/library.js, boot.js). Without boot.js's fromBrowser it fails
+  (window.echarts stays undefined, the charts keep their pictures). Screenshot: build/screenshots/e2e-lab-reopened.png.
 
 Where things live: the kernel imports kgviz from any folder (setup.sh installs it with --go_work=<repo root>);
 the notebook is copied into e2e-tmp-<pid>/ at the repo root (git- and docker-ignored, removed at the end), which
