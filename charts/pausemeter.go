@@ -43,6 +43,7 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 	var totals []string
 	var notes []note
 	var stops []string
+	names := sourceNames(srcs)
 	var assignors []string
 	for _, s := range srcs {
 		assignors = append(assignors, fold.Of(s).Assignor())
@@ -58,7 +59,7 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 			}
 			cum = append(cum, last)
 		}
-		name := sourceName(s, i)
+		name := names[i]
 		total := cum[len(cum)-1]
 		m.worlds = append(m.worlds, pauseWorld{fmt.Sprintf("%s (%d)", name, total), colors[i], cum, total})
 		totals = append(totals, fmt.Sprintf("%s %d", name, total))
@@ -93,6 +94,8 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 	switch {
 	case len(srcs) == 0:
 		m.fr.empty = "No world to show: PauseMeter(charts.Named(\"a\", w1), ...)."
+	case notRun(srcs...) != "":
+		m.fr.empty = notRun(srcs...)
 	case m.maxNow == 0:
 		m.fr.empty = "Nothing to show: the worlds have not run yet (AddMember, then RunUntil)."
 	}

@@ -26,8 +26,10 @@ func (m *timelineModel) svg() string {
 			x, w := xOf(float64(b.start)), float64(b.end-b.start)*m.pxTick
 			bars.WriteString(`<rect x="` + num(x) + `" y="` + num(y) + `" width="` + num(w) + `" height="` + num(m.laneH*0.56) + `"/>`)
 			// A label is drawn whole or not at all (never cut to "Reco…"): the tooltip of the live chart has it.
-			if w > 18 && !b.covered && b.label != "" && textWidth(b.label, fontSmall, false) <= w-4 {
-				labels.WriteString(`<text x="` + num(x+w/2) + `" y="` + num(y+m.laneH*0.28+3.5) + `">` + escXML(b.label) + `</text>`)
+			if w > 18 && !b.covered {
+				if l := barLabel(b, w-4); l != "" {
+					labels.WriteString(`<text x="` + num(x+w/2) + `" y="` + num(y+m.laneH*0.28+3.5) + `">` + escXML(l) + `</text>`)
+				}
 			}
 		}
 		s.raw(`<g fill="` + se.color + `" stroke="#fff" stroke-width=".5">` + bars.String() + `</g>`)

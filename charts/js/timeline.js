@@ -2,6 +2,34 @@
 // chart.meta: lanes (names), texts (labels and tooltips by number), sent
 // (requests and responses by lane: [tick, lane, text, flags]), marks.
 
+// textPx measures a label at the bars' font (10px, ECharts' sans-serif).
+var measurer = null;
+function textPx(s) {
+  if (!measurer) {
+    measurer = document.createElement("canvas").getContext("2d");
+    measurer.font = "10px sans-serif";
+  }
+  return measurer.measureText(s).width;
+}
+
+// barText is what a bar width px wide shows, never a cut label: a
+// coordinator bar (its label has shorter forms in chart.meta.short, longest
+// first) the longest form that fits whole; any other bar its label where it
+// fits whole (labelWidth, measured in Go); else nothing (the tooltip names it).
+function barText(id, width, labelWidth) {
+  var short = chart.meta.short && chart.meta.short[id];
+  if (!short) {
+    return labelWidth <= width ? chart.meta.texts[id] : "";
+  }
+  var forms = [id].concat(short);
+  for (var i = 0; i < forms.length; i++) {
+    if (textPx(chart.meta.texts[forms[i]]) <= width) {
+      return chart.meta.texts[forms[i]];
+    }
+  }
+  return "";
+}
+
 // F.bar draws a state's bar on a lane. Data: [lane, start, end, label, dark,
 // covered, label width] (covered: a moment's glyph sits on the label, which is
 // left out). A label is drawn whole where it fits, else not at all (never cut
@@ -20,7 +48,7 @@ F.bar = function (params, api) {
     style: {fill: api.visual("color"), stroke: "#fff", lineWidth: 0.5},
     textContent: {
       style: {
-        text: r.width > 18 && !v[5] && v[6] <= r.width - 4 ? chart.meta.texts[v[3]] : "",
+        text: r.width > 18 && !v[5] ? barText(v[3], r.width - 4, v[6]) : "",
         fill: v[4] ? "#fff" : "#222", fontSize: 10
       }
     },
