@@ -784,10 +784,7 @@ func TestFidelityTxnOffsetCommitFencedInstanceID(t *testing.T) {
 	w.RunUntil(kgviz.Polled("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
 	n := w.EventCount()
 	w.AddMember("C3", kgviz.WithInstanceID("billing-2"))
-	if w.Err() != nil {
-		t.Skipf("the engine refuses a second live instance of one group.instance.id (%v); "+
-			"issue 24's engine fencing makes the newer fence the older", w.Err())
-	}
+	require.NoError(t, w.Err(), "a second instance of one group.instance.id is accepted; the newer fences the older")
 	w.RunUntil(kgviz.Quiet())
 	var failed []kgviz.Event
 	for _, e := range w.EventsSince(n) {
