@@ -103,7 +103,7 @@ func (p *member) heartbeat() {
 	if r := &p.hbReq; r.GenerationID != g.generation || r.MemberID != g.memberID || r.GroupInstanceID != p.cfg.instanceID || r.GroupID != GroupID {
 		*r = broker.HeartbeatRequest{GroupID: GroupID, GenerationID: g.generation, MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID}
 	}
-	id := p.w.net.sendHeartbeat(p, g.generation, &p.hbReq)
+	id := p.w.net.sendHeartbeat(broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: g.generation, Msg: &p.hbReq}, p)
 	old := 0
 	if g.hbSent[1].msg < g.hbSent[0].msg {
 		old = 1

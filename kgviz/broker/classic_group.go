@@ -756,7 +756,7 @@ func (g *ClassicGroup) storePlan(plan []SyncGroupAssignment) {
 }
 
 // handleHeartbeat is GroupMetadataManager.classicGroupHeartbeat.
-func (g *ClassicGroup) handleHeartbeat(env *Envelope, req *HeartbeatRequest) {
+func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
 	code := kafka.NONE
 	if g.state == kafka.GroupDead {
 		code = kafka.COORDINATOR_NOT_AVAILABLE
@@ -775,7 +775,7 @@ func (g *ClassicGroup) handleHeartbeat(env *Envelope, req *HeartbeatRequest) {
 			g.heardFrom(m, g.now()-1)
 		}
 	}
-	g.b().replyRef(env, g.generation, heartbeatResponse(code))
+	g.b().reply(env, g.generation, heartbeatResponse(code))
 }
 
 // validateHeartbeater is validateMember with a per-connection memory of the
