@@ -70,7 +70,6 @@ type member struct {
 	noteIdx         [2]int
 	readyVer        int
 	readyVal        bool
-	idleVer         int // ver when poll() last found nothing to fetch (-1: not idle)
 	restartOnClose  bool
 	flushThenClose  bool // PhaseFlush is close() waiting for the producer (else the batch's commit)
 	commitOwed      bool // a commit failed with RebalanceInProgressException: poll() commits again
@@ -105,7 +104,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	w.nextConn++
 	p := &member{w: w, name: name, incarnation: inc, conn: w.nextConn, cfg: cfg, lifecycle: LifecycleStarting,
 		positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
-		lastPoll: w.now(), lastAuto: w.now(), idleVer: -1, readyVer: -1, seq: len(w.procs)}
+		lastPoll: w.now(), lastAuto: w.now(), readyVer: -1, seq: len(w.procs)}
 	p.protocol = memberProtocol(cfg.assignors)
 	if p.consumerProtocol() {
 		p.cgInit()
@@ -310,9 +309,7 @@ func (p *member) step() {
 	}
 	switch p.phase {
 	case PhasePoll:
-		if !p.idleFast() {
-			p.poll()
-		}
+		p.poll()
 	case PhaseProcess:
 		p.processStep()
 	case PhaseFlush:

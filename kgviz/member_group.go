@@ -217,31 +217,13 @@ func (p *member) sendJoin() {
 	} else {
 		sub.UserData = g.prevAssignment // never changed once set (onSyncGroupResponse)
 	}
-	var req *broker.JoinGroupRequest
-	var protocols []broker.JoinGroupProtocol
-	if len(p.cfg.assignors) == 1 {
-		one := p.w.reqs.joins.next()
-		req, protocols = &one.req, one.protocol[:]
-	} else {
-		req, protocols = new(broker.JoinGroupRequest), make([]broker.JoinGroupProtocol, len(p.cfg.assignors))
-	}
+	protocols := make([]broker.JoinGroupProtocol, len(p.cfg.assignors))
 	for i, a := range p.cfg.assignors {
 		protocols[i] = broker.JoinGroupProtocol{Name: a.Name(), Metadata: sub}
 	}
-	*req = broker.JoinGroupRequest{GroupID: GroupID, SessionTimeout: p.cfg.sessionTimeout, RebalanceTimeout: p.cfg.maxPollInterval,
+	req := &broker.JoinGroupRequest{GroupID: GroupID, SessionTimeout: p.cfg.sessionTimeout, RebalanceTimeout: p.cfg.maxPollInterval,
 		MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", Protocols: protocols}
 	p.request(req, g.generation)
-}
-
-// joinRequestOfOne is a JoinGroup request with its one protocol, allocated
-// together: a member with one assignor (the usual case, every member of a
-// rolling restart) takes one slot of a block (requestBlocks) per JoinGroup
-// instead of allocating two objects. Nothing
-// changes a message once sent, so the protocol list may share its request's
-// memory; the broker keeps the list as the member's protocols.
-type joinRequestOfOne struct {
-	req      broker.JoinGroupRequest
-	protocol [1]broker.JoinGroupProtocol
 }
 
 // groupRequestFailed handles an error answer to JoinGroup or SyncGroup: a
@@ -289,8 +271,7 @@ func (p *member) onJoinGroupResponse(m *broker.JoinGroupResponse) {
 			return
 		}
 	}
-	req := p.w.reqs.syncs.next()
-	*req = broker.SyncGroupRequest{GroupID: GroupID, GenerationID: m.GenerationID, MemberID: g.memberID,
+	req := &broker.SyncGroupRequest{GroupID: GroupID, GenerationID: m.GenerationID, MemberID: g.memberID,
 		GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", ProtocolName: m.ProtocolName, Assignments: assignments}
 	p.request(req, m.GenerationID)
 	if p.phase == PhaseRebalance {

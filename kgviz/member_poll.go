@@ -115,8 +115,7 @@ func (p *member) pollFetch() {
 		}
 	}
 	if missing := p.missingPositions(); missing != nil {
-		req := p.w.reqs.fetches.next()
-		*req = broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
+		req := &broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
 		if p.consumerProtocol() && p.cg.commitEpoch > 0 {
 			req.MemberID, req.MemberEpoch = g.memberID, p.cg.commitEpoch // OffsetFetch v9: the member names itself
 		}
@@ -136,7 +135,6 @@ func (p *member) pollFetch() {
 			}
 		}
 		p.phase = PhasePoll
-		p.idleVer = p.ver
 		p.setActivity(event.ActivityIdle, "")
 		return
 	}
@@ -195,28 +193,6 @@ func (p *member) fetchWanted() (want []broker.FetchPartition, data bool) {
 		want = append(want, broker.FetchPartition{Partition: tp, FetchOffset: p.positions.at(p.ownedIdx[k])})
 	}
 	return want, true
-}
-
-// idleFast is poll() for a member that found nothing to read last time and
-// whose partitions and positions have not changed since: input topics never
-// grow, so it would find nothing again.
-func (p *member) idleFast() bool {
-	g := &p.group
-	if p.idleVer != p.ver || p.lifecycle == LifecycleClosing || p.commitOwed {
-		return false // a commit owed (RebalanceInProgressException, STALE_MEMBER_EPOCH) is retried by poll()
-	}
-	if p.consumerProtocol() {
-		if p.cg.state != ConsumerStable || p.cg.lost {
-			return false
-		}
-	} else if g.rejoinNeeded || g.havePending || g.state != ClassicStable || g.hbFailed != "" {
-		return false
-	}
-	if p.cfg.commit == AutoCommit && p.now()-p.lastAuto >= p.cfg.autoCommitInterval {
-		return false
-	}
-	p.lastPoll = p.now()
-	return true
 }
 
 func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {

@@ -163,15 +163,16 @@ func (ph Phase) String() string {
 	return "unknown"
 }
 
-// pollPhases is the set of the phases inside poll(), one bit per phase.
-const pollPhases = 1<<PhaseInitProducerID | 1<<PhaseFindCoordinator | 1<<PhasePoll | 1<<PhaseRebalance |
-	1<<PhaseOffsetFetch | 1<<PhaseFetch | 1<<PhaseRevokeCommit | 1<<PhaseRetryCommit
-
 // inPoll says whether the application is inside poll() in this phase (which
-// keeps max.poll.interval.ms from expiring): a test of a bit, asked several
-// times per member and tick, where a switch over the eight phases took a
-// chain of compares.
-func (ph Phase) inPoll() bool { return uint64(pollPhases)>>ph&1 != 0 }
+// keeps max.poll.interval.ms from expiring).
+func (ph Phase) inPoll() bool {
+	switch ph {
+	case PhaseInitProducerID, PhaseFindCoordinator, PhasePoll, PhaseRebalance, PhaseOffsetFetch, PhaseFetch,
+		PhaseRevokeCommit, PhaseRetryCommit:
+		return true
+	}
+	return false
+}
 
 // MemberInfo is a snapshot of one member's newest process.
 type MemberInfo struct {

@@ -88,13 +88,13 @@ type Config struct {
 
 // Broker is the one broker of a simulated cluster.
 type Broker struct {
-	name    string
-	clock   *clock.Clock
-	net     Network
-	rec     Recorder
-	pname   func(kafka.TopicPartition) string
-	logs    map[kafka.TopicPartition]*Log
-	topics  map[string]int // topic → partition count
+	name   string
+	clock  *clock.Clock
+	net    Network
+	rec    Recorder
+	pname  func(kafka.TopicPartition) string
+	logs   map[kafka.TopicPartition]*Log
+	topics map[string]int // topic → partition count
 
 	internal        bool // __consumer_offsets exists
 	creatingOffsets bool // its creation was asked for

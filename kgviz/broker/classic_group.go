@@ -40,9 +40,8 @@ type ClassicGroup struct {
 	inOrder []*classicMember
 	byID    []*classicMember
 
-	awaitingJoin   int              // members with a parked JoinGroup
-	supported      map[string]int   // protocol name → how many members support it (ClassicGroup.supportedProtocols)
-	byConn         []*classicMember // the member last validated on each connection (heartbeats)
+	awaitingJoin   int            // members with a parked JoinGroup
+	supported      map[string]int // protocol name → how many members support it (ClassicGroup.supportedProtocols)
 	rebalanceStart int
 	joinTimer      *clock.Timer
 }
@@ -331,9 +330,9 @@ func (m *classicMember) update(req *JoinGroupRequest) {
 // group's messages: its JoinGroup's protocols (whose metadata carries its
 // previous assignment), its share of a plan, its last JoinGroup and
 // SyncGroup (a leader's carries the whole plan). Nothing reads them once it
-// is removed, but the member itself may still be remembered (the heartbeats'
-// per-connection memory, byConn): without this, a rolling restart would keep
-// a plan alive for every member that ever left.
+// is removed, but the member itself may still be referenced (by its
+// session timer): without this, a rolling restart would keep a plan alive
+// for every member that ever left.
 func (m *classicMember) forget() {
 	m.protocols, m.assignment, m.joinEnv, m.syncEnv = nil, nil, Envelope{}, Envelope{}
 }
@@ -728,9 +727,8 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 		m.awaitingSync = false
 		m.syncTimer.Stop()
 		// After a rebalance every follower whose SyncGroup comes after the
-		// leader's lands here: its answer is carved from a block.
-		resp := g.gc.syncAnswers.next()
-		*resp = SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment}
+		// leader's lands here.
+		resp := &SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment}
 		g.b().reply(env, g.generation, resp)
 	}
 }
@@ -760,7 +758,7 @@ func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
 	code := kafka.NONE
 	if g.state == kafka.GroupDead {
 		code = kafka.COORDINATOR_NOT_AVAILABLE
-	} else if m, c := g.validateHeartbeater(env.Conn, req); c != kafka.NONE {
+	} else if m, c := g.validateMember(req.MemberID, req.GroupInstanceID); c != kafka.NONE {
 		code = c
 	} else if req.GenerationID != g.generation {
 		code = kafka.ILLEGAL_GENERATION
@@ -776,26 +774,6 @@ func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
 		}
 	}
 	g.b().reply(env, g.generation, heartbeatResponse(code))
-}
-
-// validateHeartbeater is validateMember with a per-connection memory of the
-// member last validated there: a heartbeat every tick from hundreds of
-// members then costs no map lookup. A remembered member is checked again in
-// full (still in the group, same member id and group.instance.id).
-func (g *ClassicGroup) validateHeartbeater(conn int, req *HeartbeatRequest) (*classicMember, kafka.ErrorCode) {
-	if conn > 0 && conn < len(g.byConn) {
-		if m := g.byConn[conn]; m != nil && !m.removed && m.id == req.MemberID && m.instanceID == req.GroupInstanceID {
-			return m, kafka.NONE
-		}
-	}
-	m, code := g.validateMember(req.MemberID, req.GroupInstanceID)
-	if code == kafka.NONE && conn > 0 {
-		for len(g.byConn) <= conn {
-			g.byConn = append(g.byConn, nil)
-		}
-		g.byConn[conn] = m
-	}
-	return m, code
 }
 
 // handleLeave is GroupMetadataManager.classicGroupLeave for one member.

@@ -49,7 +49,6 @@ type ConsumerGroup struct {
 	owner           map[modern.TopicID][]*consumerMember
 	assignors       map[string]int // group.remote.assignor → members asking for it
 	unreconciled    int            // members not STABLE at the target epoch
-	byConn          []*consumerMember
 	img             *modern.TopicsImage
 	imgTopics       int                          // the broker's topic count the image was built from
 	recordedEpoch   int                          // the group epoch of the last EvGroupState
@@ -72,15 +71,7 @@ type consumerMember struct {
 	revoke          *clock.Timer // the rebalance timeout of an unacknowledged revocation
 	removed         bool
 	reconciled      bool // counted as reconciled in the group's unreconciled count
-	// holdsTarget: the last reconciliation left the member STABLE, which
-	// means holding exactly its target; cleared when its target changes.
-	holdsTarget bool
-	ok          *ConsumerGroupHeartbeatResponse // the last answer without an assignment, reused while it holds
 }
-
-// generalPathOnly sends every heartbeat and reconciliation through the
-// general path, for tests that compare it with the fast paths.
-var generalPathOnly bool
 
 func newConsumerGroup(gc *GroupCoordinator, id string) *ConsumerGroup {
 	return &ConsumerGroup{gc: gc, id: id, state: kafka.GroupEmpty, members: map[string]*consumerMember{}, static: map[string]string{},
@@ -276,15 +267,8 @@ func (g *ConsumerGroup) heardFrom(m *consumerMember, sent int) {
 // (consumerGroupFenceMemberOperation, "the member session expired"). The
 // timer is the member's own (heardFrom made it for m, member id id), and
 // forget stops it when it removes m, the only way m leaves g.members; so
-// while m is not removed it is the group's member of that id, which the
-// general path (generalPathOnly) looks up.
+// while m is not removed it is the group's member of that id.
 func (g *ConsumerGroup) sessionExpired(id string, m *consumerMember) {
-	if generalPathOnly {
-		var ok bool
-		if m, ok = g.members[id]; !ok {
-			return
-		}
-	}
 	if m.removed {
 		return
 	}
@@ -382,26 +366,6 @@ func plain(req *ConsumerGroupHeartbeatRequest) bool {
 // changed, (2) computes the new target assignment when the group epoch is
 // ahead of it, (3) reconciles this member towards its target.
 func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbeatRequest) {
-	// The common cases first: a plain heartbeat (nothing new) of a member
-	// the group knows on that connection, at its epoch, while the target
-	// assignment is up to date. The general path below would find the
-	// member unchanged (no metadata, no subscription change, so no epoch
-	// bump and no target assignment to compute) and go straight to its
-	// reconciliation; a reconciled member has nothing to reconcile either.
-	// TestConsumerGroupFastPathsMatchGeneralPath compares both paths.
-	if env.Conn > 0 && env.Conn < len(g.byConn) && !generalPathOnly {
-		if m := g.byConn[env.Conn]; m != nil && !m.removed && m.id == req.MemberID && m.instanceID == req.InstanceID &&
-			req.MemberEpoch == m.MemberEpoch && req.MemberEpoch > 0 && plain(req) && g.groupEpoch == g.assignmentEpoch &&
-			g.groupEpoch > 0 && m.clientID == env.From && (req.InstanceID == "" || g.static[req.InstanceID] == m.id) {
-			if m.reconciled {
-				g.heardFrom(m, g.now()-1)
-				g.b().reply(env, m.MemberEpoch, g.plainAnswer(m))
-				return
-			}
-			g.reconcileAndAnswer(env, m, g.target[m.id], nil, m.AssignedPartitions, false)
-			return
-		}
-	}
 	fail := func(code kafka.ErrorCode, msg string) {
 		g.b().reply(env, req.MemberEpoch, &ConsumerGroupHeartbeatResponse{ErrorCode: code, ErrorMessage: msg})
 	}
@@ -458,7 +422,7 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 	case replaced != nil:
 		// A copy of the previous instance with the new member id, at epoch 0.
 		upd = *replaced
-		upd.id, upd.session, upd.revoke, upd.removed, upd.reconciled, upd.ok = req.MemberID, nil, nil, false, false, nil
+		upd.id, upd.session, upd.revoke, upd.removed, upd.reconciled = req.MemberID, nil, nil, false, false
 		upd.MemberEpoch, upd.PreviousMemberEpoch = 0, 0
 	case member != nil:
 		upd = *member
@@ -589,24 +553,8 @@ func (g *ConsumerGroup) reconcileAndAnswer(env Envelope, m *consumerMember, targ
 			Assignment:          &ConsumerGroupHeartbeatAssignment{TopicPartitions: slices.Clone(m.AssignedPartitions)}})
 		return
 	}
-	if generalPathOnly {
-		g.b().reply(env, m.MemberEpoch, &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch,
-			HeartbeatIntervalMs: g.b().consumerHeartbeatInterval})
-		return
-	}
-	// Without an assignment the answer is plainAnswer's: the one value the
-	// member's plain heartbeats at this epoch then reuse, rather than a new
-	// one here for every member at every epoch.
-	g.b().reply(env, m.MemberEpoch, g.plainAnswer(m))
-}
-
-// plainAnswer is the answer to a plain heartbeat of a reconciled member,
-// one value per member while its epoch holds (messages never change once sent).
-func (g *ConsumerGroup) plainAnswer(m *consumerMember) *ConsumerGroupHeartbeatResponse {
-	if m.ok == nil || m.ok.MemberEpoch != m.MemberEpoch || m.ok.HeartbeatIntervalMs != g.b().consumerHeartbeatInterval {
-		m.ok = &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch, HeartbeatIntervalMs: g.b().consumerHeartbeatInterval}
-	}
-	return m.ok
+	g.b().reply(env, m.MemberEpoch, &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch,
+		HeartbeatIntervalMs: g.b().consumerHeartbeatInterval})
 }
 
 // apply makes the updated member the group's: the replaced static member's
@@ -646,18 +594,12 @@ func (g *ConsumerGroup) apply(env Envelope, req *ConsumerGroupHeartbeatRequest, 
 		g.b().record(event.Event{Type: event.EvMemberAdded, Member: env.From, MemberID: m.id, Generation: g.groupEpoch, InstanceID: m.instanceID})
 	} else {
 		g.countAssignor(member.serverAssignor, upd.serverAssignor)
-		session, revoke, ok, reconciled := m.session, m.revoke, m.ok, m.reconciled
+		session, revoke, reconciled := m.session, m.revoke, m.reconciled
 		*m = *upd
-		m.session, m.revoke, m.ok, m.reconciled = session, revoke, ok, reconciled
+		m.session, m.revoke, m.reconciled = session, revoke, reconciled
 	}
 	if metadataChanged {
 		g.order.Put(m.id)
-	}
-	if env.Conn > 0 {
-		for len(g.byConn) <= env.Conn {
-			g.byConn = append(g.byConn, nil)
-		}
-		g.byConn[env.Conn] = m
 	}
 	return m
 }
@@ -684,11 +626,6 @@ func (g *ConsumerGroup) countAssignor(old, cur string) {
 func (g *ConsumerGroup) setTarget(res *modern.TargetAssignmentResult, epoch int, assignor string) {
 	for id, a := range res.Members {
 		g.target[id] = a
-	}
-	for _, id := range res.Changed {
-		if m, ok := g.members[id]; ok {
-			m.holdsTarget = false
-		}
 	}
 	g.assignmentEpoch = epoch
 	g.recountAll()
@@ -776,35 +713,17 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 	if target == nil {
 		target = modern.Assignment{}
 	}
-	var next modern.MemberAssignmentState
-	if m.State == modern.MemberStable && m.holdsTarget && !generalPathOnly {
-		// What computeNextAssignment gives a STABLE member that holds its
-		// unchanged target: the same partitions at the target epoch.
-		next = m.MemberAssignmentState
-		next.PreviousMemberEpoch, next.MemberEpoch = m.MemberEpoch, g.assignmentEpoch
-	} else {
-		var err error
-		next, err = modern.ReconcileMember(m.MemberAssignmentState, modern.Reconciliation{TargetAssignmentEpoch: g.assignmentEpoch,
-			TargetAssignment: target, CurrentPartitionEpoch: g.partitionEpoch, OwnedTopicPartitions: owned})
-		if err != nil {
-			return
-		}
+	next, err := modern.ReconcileMember(m.MemberAssignmentState, modern.Reconciliation{TargetAssignmentEpoch: g.assignmentEpoch,
+		TargetAssignment: target, CurrentPartitionEpoch: g.partitionEpoch, OwnedTopicPartitions: owned})
+	if err != nil {
+		return
 	}
-	m.holdsTarget = next.State == modern.MemberStable
 	if sameAssignmentState(next, m.MemberAssignmentState) {
 		return
 	}
 	prev := m.MemberAssignmentState
-	if !generalPathOnly && sameSlice(next.AssignedPartitions, prev.AssignedPartitions) &&
-		sameSlice(next.PartitionsPendingRevocation, prev.PartitionsPendingRevocation) {
-		// The same partitions (only the epoch moves, as for a STABLE member
-		// that holds its target): release then hold would clear the owner
-		// of exactly the partitions it then sets to m, so hold alone does.
-		m.MemberAssignmentState = next
-	} else {
-		g.release(m)
-		m.MemberAssignmentState = next
-	}
+	g.release(m)
+	m.MemberAssignmentState = next
 	g.hold(m)
 	g.order.Put(m.id) // the current assignment record
 	if m.State == modern.MemberUnrevokedPartitions {
@@ -815,12 +734,6 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 	if prev.MemberEpoch != next.MemberEpoch || !prev.PartitionsPendingRevocation.Equal(next.PartitionsPendingRevocation) {
 		g.record(m, prev.MemberEpoch)
 	}
-}
-
-// sameSlice says whether a and b are the same list (the same backing array
-// and length), and so hold the same partitions.
-func sameSlice(a, b modern.Assignment) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func sameAssignmentState(a, b modern.MemberAssignmentState) bool {

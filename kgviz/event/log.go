@@ -3,7 +3,6 @@ package event
 import (
 	"encoding/binary"
 	"iter"
-	"unsafe"
 
 	"github.com/kgviz/kgviz/kgviz/kafka"
 )
@@ -21,14 +20,12 @@ type Log struct {
 	n      int
 	tick   int // the last event's tick (ticks never go back)
 
-	strs   []string
-	strIdx map[string]uint32
-	cache  *[cacheSize]cacheEntry // nil until the log holds cacheAfter events
-	fields [nStrFields]hint       // the last string of each string field of Event
-	// payHints are the hints of the payloads: by kind, and by message
-	// (payloadHint); a pointer into it stays valid while a payload is
-	// encoded (it grows only before).
-	payHints []hint
+	strs   []string          // the string table: index 0 is ""
+	strIdx map[string]uint32 // string → its index in strs
+	// paySize is the largest payload encoded so far of each kind (see
+	// startPayload), by kind of payload below payKinds, or payKinds + 2 ×
+	// the API key (+ 1 for a response) for a message.
+	paySize []int
 
 	payloads []any   // payloads without an encoding (kept as values)
 	fieldBuf []byte  // one event's fields, before they go after its mask
@@ -39,62 +36,12 @@ type Log struct {
 const (
 	chunkSize = 64 << 10
 	markEvery = 32
-	cacheBits = 16
-	cacheSize = 1 << cacheBits
-	// cacheAfter is how many events a log holds before it has a cache: a
-	// log of one event (an event's JSON) or a few makes do with the map.
-	cacheAfter = 256
 )
 
 type mark struct {
 	chunk, off uint32
 	tick       int // tick of the event before the mark
 }
-
-// cacheEntry is a string the cache remembers and its index. It holds the
-// string itself, so its bytes stay alive and unchanged while it is there:
-// the same address and length is the same string.
-type cacheEntry struct {
-	s   string
-	idx uint32
-}
-
-// hint remembers the last string interned through it and its index, and
-// which string came after each string the last time. Most strings come in
-// runs or in rounds: the same member in consecutive events, or the members
-// one after the other in the same order, round after round; the same topic
-// all along a list of topic partitions; partitions in the order they were
-// first interned ("t10" right after "t9"). So the next string is most often
-// the same one, the one that followed it last time, or the one interned
-// right after it.
-type hint struct {
-	s    string
-	idx  uint32
-	next []uint32 // by string index: the index of the string that followed it
-	size int      // a payload's hint: the largest payload encoded with it
-}
-
-// the string fields of Event, each with its hint
-const (
-	hMember = iota
-	hMemberID
-	hFrom
-	hTo
-	hPartition
-	hRecord
-	hTransactionalID
-	hControl
-	hGroupState
-	hTxnState
-	hActivity
-	hReason
-	hException
-	hAssignor
-	hInstanceID
-	hReplaces
-	hSetting
-	nStrFields
-)
 
 // Len returns the number of events.
 func (l *Log) Len() int { return l.n }
@@ -109,98 +56,9 @@ func (l *Log) Bytes() int {
 	return n
 }
 
-// identical reports whether a and b are the same bytes at the same address.
-// Both are live strings (the caller's, and one the log holds), so those
-// bytes cannot have been reused for another string: identical strings are
-// equal. Equal strings elsewhere in memory are not identical; the map finds
-// them.
-func identical(a, b string) bool {
-	return unsafe.StringData(a) == unsafe.StringData(b) && len(a) == len(b)
-}
-
-// equal reports whether a and b are equal strings, without comparing the
-// bytes of identical ones. The guesses of internNext compare contents: a
-// string made again (a member's name after a restart) is guessed as well.
-func equal(a, b string) bool {
-	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
-}
-
-// follow returns the index of s if s is the very string (see identical)
-// that followed h's last time, the guess most often right: the next
-// partition of a list, the next member of a round. It is small enough to
-// be inlined where strings are interned one after the other, saving a call
-// to internNext, which makes the same guess first (comparing contents) and
-// would then do what follow's caller does: remember s and its index in h.
-// h.next is left as it is, as internNext leaves it when that guess is
-// right. The empty string (index 0) is never guessed: internNext leaves h
-// as it is for it.
-func (l *Log) follow(h *hint, s string) (uint32, bool) {
-	if int(h.idx) < len(h.next) {
-		if i := h.next[h.idx]; i != 0 && int(i) < len(l.strs) && identical(l.strs[i], s) {
-			return i, true
-		}
-	}
-	return 0, false
-}
-
-// internNext returns the index of s in the string table when s is not the
-// string h remembers (callers check that first, inline), and remembers s.
-// It tries the string that followed h's last time, by address (see
-// identical); then the cache, which finds a string by its address too;
-// only then the contents of that string and of the one interned right
-// after h's (a string made again, such as a member's name after a restart,
-// is found that way), and the map last. Comparing the contents of a wrong
-// guess costs more than the cache: member ids of the same length, which
-// the guesses often miss (a leader's list of members and a member's own
-// request take turns), differ only in their last bytes.
-func (l *Log) internNext(h *hint, s string) uint32 {
-	if s == "" {
-		return 0
-	}
-	prev := h.idx
-	if int(prev) >= len(h.next) {
-		h.next = append(h.next, make([]uint32, len(l.strs)+1-len(h.next))...)
-	}
-	i := h.next[prev] // 0 (the empty string) if none yet
-	if int(i) >= len(l.strs) || !identical(l.strs[i], s) {
-		switch c := l.cached(s); {
-		case c != nil:
-			i = c.idx
-		case int(i) < len(l.strs) && equal(l.strs[i], s):
-		case int(prev)+1 < len(l.strs) && equal(l.strs[prev+1], s):
-			i = prev + 1
-		default:
-			i = l.internMap(s)
-		}
-		h.next[prev] = i
-	}
-	h.s, h.idx = s, i
-	return i
-}
-
-// cached returns the cache's entry for s if it holds s (at the same
-// address), or nil.
-func (l *Log) cached(s string) *cacheEntry {
-	if l.cache != nil {
-		if c := &l.cache[cacheSlot(s)]; identical(c.s, s) {
-			return c
-		}
-	}
-	return nil
-}
-
-// intern returns the index of s in the string table (0 is ""). A cache
-// direct-mapped by the string's address answers for strings seen before at
-// the same address; the map answers for the others.
+// intern returns the index of s in the string table (0 is ""), adding s
+// if it is new: strings get their indices in the order they are first seen.
 func (l *Log) intern(s string) uint32 {
-	if c := l.cached(s); c != nil {
-		return c.idx
-	}
-	return l.internMap(s)
-}
-
-// internMap looks s up in the map (adding it if new) and caches it.
-func (l *Log) internMap(s string) uint32 {
 	if s == "" {
 		return 0
 	}
@@ -214,22 +72,7 @@ func (l *Log) internMap(s string) uint32 {
 		l.strs = append(l.strs, s)
 		l.strIdx[s] = idx
 	}
-	if l.cache == nil {
-		if l.n < cacheAfter {
-			return idx
-		}
-		l.cache = new([cacheSize]cacheEntry)
-	}
-	l.cache[cacheSlot(s)] = cacheEntry{s, idx}
 	return idx
-}
-
-// cacheSlot is where the cache keeps s: a multiplicative hash of its
-// address. All of the address counts: short strings are packed together
-// at any byte ("M004-1" and "M005-1" 6 bytes apart), so dropping the low
-// bits would give them the same slot, and they would evict each other.
-func cacheSlot(s string) uint64 {
-	return uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) * 0x9E3779B97F4A7C15 >> (64 - cacheBits)
 }
 
 // field bits of the encoding, in encoding order
@@ -296,11 +139,11 @@ func (l *Log) Add(e *Event) {
 	f := l.fieldBuf[:0]
 	if e.Member != "" {
 		m |= fMember
-		f = l.str(f, &l.fields[hMember], e.Member)
+		f = l.str(f, e.Member)
 	}
 	if e.MemberID != "" {
 		m |= fMemberID
-		f = l.str(f, &l.fields[hMemberID], e.MemberID)
+		f = l.str(f, e.MemberID)
 	}
 	if e.Generation != 0 {
 		m |= fGeneration
@@ -315,11 +158,11 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.From != "" {
 		m |= fFrom
-		f = l.str(f, &l.fields[hFrom], e.From)
+		f = l.str(f, e.From)
 	}
 	if e.To != "" {
 		m |= fTo
-		f = l.str(f, &l.fields[hTo], e.To)
+		f = l.str(f, e.To)
 	}
 	if e.Msg != 0 {
 		m |= fMsg
@@ -335,7 +178,7 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.Partition != "" {
 		m |= fPartition
-		f = l.str(f, &l.fields[hPartition], e.Partition)
+		f = l.str(f, e.Partition)
 	}
 	if e.Offset != 0 {
 		m |= fOffset
@@ -343,7 +186,7 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.Record != "" {
 		m |= fRecord
-		f = l.str(f, &l.fields[hRecord], e.Record)
+		f = l.str(f, e.Record)
 	}
 	if e.PID != 0 {
 		m |= fPID
@@ -362,46 +205,46 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.TransactionalID != "" {
 		m |= fTransactionalID
-		f = l.str(f, &l.fields[hTransactionalID], e.TransactionalID)
+		f = l.str(f, e.TransactionalID)
 	}
 	if e.Control != "" {
 		m |= fControl
-		f = l.str(f, &l.fields[hControl], string(e.Control))
+		f = l.str(f, string(e.Control))
 	}
 	if e.GroupState != "" {
 		m |= fGroupState
-		f = l.str(f, &l.fields[hGroupState], string(e.GroupState))
+		f = l.str(f, string(e.GroupState))
 	}
 	if e.TxnState != "" {
 		m |= fTxnState
-		f = l.str(f, &l.fields[hTxnState], string(e.TxnState))
+		f = l.str(f, string(e.TxnState))
 	}
 	if e.Activity != "" {
 		m |= fActivity
-		f = l.str(f, &l.fields[hActivity], string(e.Activity))
+		f = l.str(f, string(e.Activity))
 	}
 	if e.Reason != "" {
 		m |= fReason
-		f = l.str(f, &l.fields[hReason], string(e.Reason))
+		f = l.str(f, string(e.Reason))
 	}
 	if e.Exception != "" {
 		m |= fException
-		f = l.str(f, &l.fields[hException], string(e.Exception))
+		f = l.str(f, string(e.Exception))
 	}
 	if e.Fatal {
 		m |= fFatal
 	}
 	if e.Assignor != "" {
 		m |= fAssignor
-		f = l.str(f, &l.fields[hAssignor], e.Assignor)
+		f = l.str(f, e.Assignor)
 	}
 	if e.InstanceID != "" {
 		m |= fInstanceID
-		f = l.str(f, &l.fields[hInstanceID], e.InstanceID)
+		f = l.str(f, e.InstanceID)
 	}
 	if e.Replaces != "" {
 		m |= fReplaces
-		f = l.str(f, &l.fields[hReplaces], e.Replaces)
+		f = l.str(f, e.Replaces)
 	}
 	if e.Ticks != 0 {
 		m |= fTicks
@@ -413,7 +256,7 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.Setting != "" {
 		m |= fSetting
-		f = l.str(f, &l.fields[hSetting], string(e.Setting))
+		f = l.str(f, string(e.Setting))
 	}
 	if e.Isolation != 0 {
 		m |= fIsolation
@@ -496,18 +339,8 @@ func inPlace(chunk, b []byte) bool {
 	return len(b) > 0 && n < cap(chunk) && &chunk[:n+1][n] == &b[0] && len(b) <= cap(chunk)-n
 }
 
-// str appends the index of s, trying h's guesses first.
-func (l *Log) str(b []byte, h *hint, s string) []byte {
-	i := h.idx
-	if !identical(s, h.s) {
-		if j, ok := l.follow(h, s); ok {
-			i, h.s, h.idx = j, s, j
-		} else {
-			i = l.internNext(h, s)
-		}
-	}
-	return appendIndex(b, i)
-}
+// str appends the index of s.
+func (l *Log) str(b []byte, s string) []byte { return appendIndex(b, l.intern(s)) }
 
 // appendIndex appends a string index as a uvarint (binary.AppendUvarint,
 // with the one and two byte cases inlined).
@@ -519,16 +352,6 @@ func appendIndex(b []byte, i uint32) []byte {
 		return append(b, byte(i)|0x80, byte(i>>7))
 	}
 	return binary.AppendUvarint(b, uint64(i))
-}
-
-// payloadHint returns the hint of a kind of payload: a kind of payload
-// below payKinds, or payKinds + 2 × the API key (+ 1 for a response) for a
-// message. Each has its own, as each writes its strings in its own order.
-func (l *Log) payloadHint(k int) *hint {
-	if k >= len(l.payHints) {
-		l.payHints = append(l.payHints, make([]hint, k+1-len(l.payHints))...)
-	}
-	return &l.payHints[k]
 }
 
 // encodePayload appends a payload to b: its kind, its length and its
@@ -595,8 +418,8 @@ func (l *Log) encodePayload(b []byte, p any, parts []string) []byte {
 	b[at] = kind
 	start := at + 2
 	n := len(b) - start
-	if h := l.enc.h; n > h.size {
-		h.size = n
+	if k := l.enc.kind; n > l.paySize[k] {
+		l.paySize[k] = n
 	}
 	if n < 1<<7 {
 		b[at+1] = byte(n)
@@ -610,17 +433,19 @@ func (l *Log) encodePayload(b []byte, p any, parts []string) []byte {
 	return b
 }
 
-// startPayload makes the hint of payload kind k (see payloadHint) the
-// encoder's, and moves what the encoder holds (the event so far, at the
+// startPayload notes that a payload of kind k (see Log.paySize) is being
+// encoded, and moves what the encoder holds (the event so far, at the
 // free end of the last chunk) to l.apart if the largest payload of that
 // kind so far would not fit in the room left. A payload that outgrows the
 // room makes append reallocate the event again and again as it grows, a
 // copy left as garbage each time (large plans and JoinGroup responses,
 // kilobytes each); encoded apart, it is copied once, as place does.
 func (l *Log) startPayload(k int) {
-	h := l.payloadHint(k)
-	l.enc.h = h
-	if b := l.enc.b; cap(b)-len(b) < h.size+binary.MaxVarintLen32 {
+	if k >= len(l.paySize) {
+		l.paySize = append(l.paySize, make([]int, k+1-len(l.paySize))...)
+	}
+	l.enc.kind = k
+	if b := l.enc.b; cap(b)-len(b) < l.paySize[k]+binary.MaxVarintLen32 {
 		l.apart = append(l.apart[:0], b...)
 		l.enc.b = l.apart
 	}
