@@ -36,6 +36,7 @@ type member struct {
 	// The group, as the consumer sees it (AbstractCoordinator; a Consumer
 	// member's ConsumerMembershipManager in cg, which keeps group's member
 	// id, generation (its member epoch) and application metadata up to date).
+	mm       membership // the manager of group.protocol's membership: newMembership
 	group    groupClient
 	cg       consumerGroupClient
 	protocol RebalanceProtocol // the member's rebalance protocol, fixed for the process
@@ -106,9 +107,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 		positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
 		lastPoll: w.now(), lastAuto: w.now(), readyVer: -1, seq: len(w.procs)}
 	p.protocol = memberProtocol(cfg.assignors)
-	if p.consumerProtocol() {
-		p.cgInit()
-	}
+	p.mm = newMembership(p)
 	p.producer.init(p)
 	w.procs = append(w.procs, p)
 	w.running = append(w.running, p)
@@ -239,10 +238,7 @@ func (p *member) consuming() bool {
 	if !p.alive() || p.lifecycle == LifecycleReplaced || !p.group.assigned {
 		return false
 	}
-	if p.consumerProtocol() {
-		return p.cg.state.inGroup() && !p.cg.lost
-	}
-	return p.group.state != ClassicUnjoined
+	return p.mm.consuming()
 }
 
 // ready says whether the process knows where to read every partition it owns.
@@ -408,8 +404,6 @@ func (p *member) info() MemberInfo {
 	info := MemberInfo{Name: p.name, Incarnation: p.incarnation, Lifecycle: p.lifecycle, Membership: p.group.state, Phase: p.phase,
 		MemberID: p.group.memberID, Generation: p.group.generation, AppGeneration: p.group.appGeneration,
 		RejoinNeeded: p.group.rejoinNeeded, Protocol: p.protocol, Assignors: names, Owned: owned, GroupProtocol: p.cfg.groupProtocol}
-	if p.consumerProtocol() {
-		info.Generation, info.ConsumerState, info.RemoteAssignor, info.Assignors = p.cg.epoch, p.cg.state, p.cfg.remoteAssignor, nil
-	}
+	p.mm.info(&info)
 	return info
 }

@@ -72,11 +72,7 @@ func (p *member) onFindCoordinatorResponse(m *broker.FindCoordinatorResponse) {
 	if p.lifecycle == LifecycleStarting {
 		p.lifecycle = LifecycleRunning
 	}
-	if p.consumerProtocol() {
-		p.cg.subscribed = true // subscribe(): the next poll joins
-	} else {
-		p.group.rejoinNeeded = true
-	}
+	p.mm.subscribe() // the next poll joins
 	p.phase = PhasePoll
 }
 
@@ -84,11 +80,10 @@ func (p *member) onFindCoordinatorResponse(m *broker.FindCoordinatorResponse) {
 // (heartbeat.interval.ms), while the member is in the group or completing a
 // rebalance (AbstractCoordinator.HeartbeatThread stops while it has not
 // joined: UNJOINED or PREPARING_REBALANCE).
-func (p *member) heartbeat() {
-	if p.consumerProtocol() {
-		p.cgHeartbeat()
-		return
-	}
+func (p *member) heartbeat() { p.mm.heartbeat() }
+
+// classicHeartbeat is the classic protocol's heartbeat thread.
+func (p *member) classicHeartbeat() {
 	g := &p.group
 	if !p.alive() || g.hbStopped || g.hbFailed != "" || g.memberID == "" || (g.state != ClassicStable && g.state != ClassicCompletingRebalance) {
 		return
@@ -164,11 +159,10 @@ func (p *member) resetGeneration(resetMemberID bool) {
 // The check runs on the heartbeat thread, which runs only while the member is
 // COMPLETING_REBALANCE or STABLE and has not failed
 // (AbstractCoordinator.HeartbeatThread disables itself otherwise).
-func (p *member) checkPollTimeout() {
-	if p.consumerProtocol() {
-		p.cgPollTimeout()
-		return
-	}
+func (p *member) checkPollTimeout() { p.mm.checkPollTimeout() }
+
+// classicCheckPollTimeout is checkPollTimeout under the classic protocol.
+func (p *member) classicCheckPollTimeout() {
 	if !p.pollTimeoutDue() {
 		return
 	}
@@ -447,11 +441,7 @@ func (p *member) close() {
 		p.setActivity(event.ActivityProducing, "")
 		return
 	}
-	if p.consumerProtocol() {
-		if !p.cgClose() {
-			return
-		}
-	} else if !p.classicClose() {
+	if !p.mm.close() {
 		return
 	}
 	p.end(LifecycleClosed)

@@ -20,11 +20,7 @@ func (p *member) poll() {
 	}
 	settled := p.revokeSettled // the commit before a revocation was answered
 	p.revokeSettled = false
-	if p.consumerProtocol() {
-		if !p.cgPoll(settled) {
-			return
-		}
-	} else if !p.classicPoll(settled) {
+	if !p.mm.poll(settled) {
 		return
 	}
 	p.pollFetch()
@@ -96,10 +92,7 @@ func (p *member) classicPoll(settled bool) bool {
 // position, then one Fetch.
 func (p *member) pollFetch() {
 	g := &p.group
-	retry := g.state == ClassicStable && !g.rejoinNeeded
-	if p.consumerProtocol() {
-		retry = p.cg.state == ConsumerStable
-	}
+	retry := p.mm.stable() && (p.consumerProtocol() || !g.rejoinNeeded)
 	if p.commitOwed && retry && (p.cfg.commit == CommitAfter || p.cfg.commit == CommitBefore) {
 		// RebalanceInProgressException: "try completing the rebalance by
 		// calling poll() and then retry the operation"; under the consumer
@@ -116,9 +109,7 @@ func (p *member) pollFetch() {
 	}
 	if missing := p.missingPositions(); missing != nil {
 		req := &broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
-		if p.consumerProtocol() && p.cg.commitEpoch > 0 {
-			req.MemberID, req.MemberEpoch = g.memberID, p.cg.commitEpoch // OffsetFetch v9: the member names itself
-		}
+		p.mm.offsetFetch(req)
 		p.request(req, g.generation)
 		p.phase = PhaseOffsetFetch
 		p.setActivity(event.ActivityOffsetFetch, "")
@@ -126,7 +117,7 @@ func (p *member) pollFetch() {
 	}
 	want, data := p.fetchWanted()
 	if !data {
-		if p.cfg.commit == CommitAfter && p.cfg.commitEvery > 1 && (g.state == ClassicStable || p.consumerProtocol() && p.cg.state == ConsumerStable) {
+		if p.cfg.commit == CommitAfter && p.cfg.commitEvery > 1 && p.mm.stable() {
 			// WithCommitEvery: the application commits what it has processed
 			// once it has caught up (commitAsync)
 			if offs := p.dirtyOffsets(p.owned); len(offs) > 0 {

@@ -370,89 +370,26 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 		g.b().reply(env, req.MemberEpoch, &ConsumerGroupHeartbeatResponse{ErrorCode: code, ErrorMessage: msg})
 	}
 	joining := req.MemberEpoch == JoinGroupMemberEpoch
-	var member *consumerMember   // the member as the coordinator knows it (nil: a new one)
-	var replaced *consumerMember // the static member this one replaces (KIP-345 under KIP-848)
+	var member, replaced *consumerMember
+	var code kafka.ErrorCode
+	var msg string
 	if req.InstanceID == "" {
-		// getOrMaybeSubscribeDynamicConsumerGroupMember
-		member = g.members[req.MemberID]
-		if member == nil && !joining {
-			fail(kafka.UNKNOWN_MEMBER_ID, "Member "+req.MemberID+" is not a member of group "+g.id+".")
-			return
-		}
-		if member != nil {
-			if code, msg := checkEpoch(member, req); code != kafka.NONE {
-				fail(code, msg)
-				return
-			}
-		}
+		member, code, msg = g.dynamicMember(req)
 	} else {
-		// getOrMaybeSubscribeStaticConsumerGroupMember
-		var existing *consumerMember
-		if id, ok := g.static[req.InstanceID]; ok {
-			existing = g.members[id]
-		}
-		switch {
-		case joining && existing == nil:
-			member = g.members[req.MemberID]
-		case joining && existing.MemberEpoch != LeaveGroupStaticMemberEpoch:
-			// throwIfInstanceIdIsUnreleased: the previous instance must have left with epoch -2.
-			fail(kafka.UNRELEASED_INSTANCE_ID, "Static member "+req.MemberID+" with instance id "+req.InstanceID+
-				" cannot join the group because the instance id is owned by "+existing.id+" member.")
-			return
-		case joining:
-			replaced = existing
-		case existing == nil:
-			fail(kafka.UNKNOWN_MEMBER_ID, "Instance id "+req.InstanceID+" is unknown.")
-			return
-		case existing.id != req.MemberID:
-			fail(kafka.FENCED_INSTANCE_ID, "Static member "+req.MemberID+" with instance id "+req.InstanceID+" was fenced by member "+existing.id+".")
-			return
-		default:
-			if code, msg := checkEpoch(existing, req); code != kafka.NONE {
-				fail(code, msg)
-				return
-			}
-			member = existing
-		}
+		member, replaced, code, msg = g.staticMember(req)
+	}
+	if code != kafka.NONE {
+		fail(code, msg)
+		return
 	}
 
 	// 1. The updated member.
-	var upd consumerMember
-	switch {
-	case replaced != nil:
-		// A copy of the previous instance with the new member id, at epoch 0.
-		upd = *replaced
-		upd.id, upd.session, upd.revoke, upd.removed, upd.reconciled = req.MemberID, nil, nil, false, false
-		upd.MemberEpoch, upd.PreviousMemberEpoch = 0, 0
-	case member != nil:
-		upd = *member
-	default:
-		upd = consumerMember{id: req.MemberID, MemberAssignmentState: modern.MemberAssignmentState{
-			AssignedPartitions: modern.Assignment{}, PartitionsPendingRevocation: modern.Assignment{}}}
-	}
-	before := upd // the member as getOrMaybeSubscribe... returned it
-	if req.InstanceID != "" {
-		upd.instanceID = req.InstanceID
-	}
-	if req.RackID != "" {
-		upd.rackID = req.RackID
-	}
-	if req.RebalanceTimeoutMs != -1 {
-		upd.rebalanceTimeout = req.RebalanceTimeoutMs
-	}
-	if req.ServerAssignor != "" {
-		upd.serverAssignor = req.ServerAssignor
-	}
-	if req.SubscribedTopicNames != nil {
-		upd.subscribed = append([]string(nil), req.SubscribedTopicNames...)
-	}
-	upd.clientID = env.From
+	upd, before := updatedMember(env, req, member, replaced)
 	isNew := member == nil
 	metadataChanged := isNew || upd.instanceID != before.instanceID || upd.rackID != before.rackID ||
 		upd.rebalanceTimeout != before.rebalanceTimeout || upd.serverAssignor != before.serverAssignor ||
 		!slices.Equal(upd.subscribed, before.subscribed) || upd.clientID != before.clientID
-	subscriptionChanged := !sameStringSet(upd.subscribed, before.subscribed)
-	bump := g.groupEpoch == 0 || subscriptionChanged
+	bump := g.groupEpoch == 0 || !sameStringSet(upd.subscribed, before.subscribed)
 	groupEpoch := g.groupEpoch
 	if bump {
 		groupEpoch++
@@ -462,53 +399,10 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 	var result *modern.TargetAssignmentResult
 	var assignor string
 	if groupEpoch > g.assignmentEpoch {
-		counts := make(map[string]int, len(g.assignors)+1)
-		for k, v := range g.assignors {
-			counts[k] = v
-		}
-		if member != nil && member.serverAssignor != "" {
-			counts[member.serverAssignor]--
-		} else if replaced != nil && replaced.serverAssignor != "" {
-			counts[replaced.serverAssignor]--
-		}
-		if upd.serverAssignor != "" {
-			counts[upd.serverAssignor]++
-		}
-		assignor = modern.PreferredServerAssignor(counts)
-		if assignor == "" {
-			assignor = g.b().consumerAssignors[0]
-		}
-		a, err := modern.ServerAssignorByName(assignor)
-		if err != nil {
-			fail(kafka.UNSUPPORTED_ASSIGNOR, err.Error())
+		if result, assignor, code, msg = g.newTargetAssignment(member, replaced, &upd, groupEpoch); code != kafka.NONE {
+			fail(code, msg)
 			return
 		}
-		// The members' slice is the group's, reused: BuildTargetAssignment
-		// keeps no reference to it.
-		in := modern.TargetAssignmentInput{Topics: g.image(), TargetAssignment: g.target, Members: g.specs[:0]}
-		g.ids = g.order.AppendIDs(g.ids[:0])
-		for _, id := range g.ids {
-			m := g.members[id]
-			in.Members = append(in.Members, modern.GroupMember{MemberID: m.id, InstanceID: m.instanceID, RackID: m.rackID, SubscribedTopicNames: m.subscribed})
-		}
-		g.specs = in.Members
-		gm := modern.GroupMember{MemberID: upd.id, InstanceID: upd.instanceID, RackID: upd.rackID, SubscribedTopicNames: upd.subscribed}
-		in.Updates = []modern.MemberUpdate{{MemberID: upd.id, Member: &gm}}
-		if replaced != nil {
-			in.Updates = append(in.Updates, modern.MemberUpdate{MemberID: replaced.id})
-		}
-		// The result's members map is the group's too: setTarget copies it
-		// into g.target before the next computation empties it.
-		if g.newTarget == nil {
-			g.newTarget = map[string]modern.Assignment{}
-		}
-		res, err := modern.BuildTargetAssignmentInto(a, in, g.newTarget)
-		if err != nil {
-			// UnknownServerException: "Failed to compute a new target assignment"
-			fail(kafka.ErrorCode(-1), "Failed to compute a new target assignment for epoch "+strconv.Itoa(groupEpoch)+": "+err.Error())
-			return
-		}
-		result = res
 	}
 	var target modern.Assignment
 	if result != nil {
@@ -535,6 +429,134 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 
 	full := req.RebalanceTimeoutMs != -1 && req.SubscribedTopicNames != nil && req.TopicPartitions != nil
 	g.reconcileAndAnswer(env, m, target, req.TopicPartitions, before.AssignedPartitions, joining || full)
+}
+
+// dynamicMember is getOrMaybeSubscribeDynamicConsumerGroupMember: the member
+// as the coordinator knows it (nil: a new one, when joining), or the error.
+func (g *ConsumerGroup) dynamicMember(req *ConsumerGroupHeartbeatRequest) (*consumerMember, kafka.ErrorCode, string) {
+	member := g.members[req.MemberID]
+	if member == nil {
+		if req.MemberEpoch != JoinGroupMemberEpoch {
+			return nil, kafka.UNKNOWN_MEMBER_ID, "Member " + req.MemberID + " is not a member of group " + g.id + "."
+		}
+		return nil, kafka.NONE, ""
+	}
+	code, msg := checkEpoch(member, req)
+	return member, code, msg
+}
+
+// staticMember is getOrMaybeSubscribeStaticConsumerGroupMember: the member as
+// the coordinator knows it (nil: a new one) and the static member a joining
+// one replaces (KIP-345 under KIP-848), or the error.
+func (g *ConsumerGroup) staticMember(req *ConsumerGroupHeartbeatRequest) (member, replaced *consumerMember, code kafka.ErrorCode, msg string) {
+	joining := req.MemberEpoch == JoinGroupMemberEpoch
+	var existing *consumerMember
+	if id, ok := g.static[req.InstanceID]; ok {
+		existing = g.members[id]
+	}
+	switch {
+	case joining && existing == nil:
+		return g.members[req.MemberID], nil, kafka.NONE, ""
+	case joining && existing.MemberEpoch != LeaveGroupStaticMemberEpoch:
+		// throwIfInstanceIdIsUnreleased: the previous instance must have left with epoch -2.
+		return nil, nil, kafka.UNRELEASED_INSTANCE_ID, "Static member " + req.MemberID + " with instance id " + req.InstanceID +
+			" cannot join the group because the instance id is owned by " + existing.id + " member."
+	case joining:
+		return nil, existing, kafka.NONE, ""
+	case existing == nil:
+		return nil, nil, kafka.UNKNOWN_MEMBER_ID, "Instance id " + req.InstanceID + " is unknown."
+	case existing.id != req.MemberID:
+		return nil, nil, kafka.FENCED_INSTANCE_ID, "Static member " + req.MemberID + " with instance id " + req.InstanceID + " was fenced by member " + existing.id + "."
+	}
+	code, msg = checkEpoch(existing, req)
+	return existing, nil, code, msg
+}
+
+// updatedMember is the member as this heartbeat leaves it (not yet the
+// group's), and before it, the member as getOrMaybeSubscribe... returned it:
+// a copy of the replaced static member with the new member id at epoch 0, the
+// known member, or a new one.
+func updatedMember(env Envelope, req *ConsumerGroupHeartbeatRequest, member, replaced *consumerMember) (upd, before consumerMember) {
+	switch {
+	case replaced != nil:
+		upd = *replaced
+		upd.id, upd.session, upd.revoke, upd.removed, upd.reconciled = req.MemberID, nil, nil, false, false
+		upd.MemberEpoch, upd.PreviousMemberEpoch = 0, 0
+	case member != nil:
+		upd = *member
+	default:
+		upd = consumerMember{id: req.MemberID, MemberAssignmentState: modern.MemberAssignmentState{
+			AssignedPartitions: modern.Assignment{}, PartitionsPendingRevocation: modern.Assignment{}}}
+	}
+	before = upd
+	if req.InstanceID != "" {
+		upd.instanceID = req.InstanceID
+	}
+	if req.RackID != "" {
+		upd.rackID = req.RackID
+	}
+	if req.RebalanceTimeoutMs != -1 {
+		upd.rebalanceTimeout = req.RebalanceTimeoutMs
+	}
+	if req.ServerAssignor != "" {
+		upd.serverAssignor = req.ServerAssignor
+	}
+	if req.SubscribedTopicNames != nil {
+		upd.subscribed = append([]string(nil), req.SubscribedTopicNames...)
+	}
+	upd.clientID = env.From
+	return upd, before
+}
+
+// newTargetAssignment computes the target assignment of groupEpoch with the
+// group's preferred server assignor, the member updated (upd, in place of
+// member or replaced): the result, the assignor's name, or the error.
+func (g *ConsumerGroup) newTargetAssignment(member, replaced, upd *consumerMember, groupEpoch int) (*modern.TargetAssignmentResult, string, kafka.ErrorCode, string) {
+	counts := make(map[string]int, len(g.assignors)+1)
+	for k, v := range g.assignors {
+		counts[k] = v
+	}
+	if member != nil && member.serverAssignor != "" {
+		counts[member.serverAssignor]--
+	} else if replaced != nil && replaced.serverAssignor != "" {
+		counts[replaced.serverAssignor]--
+	}
+	if upd.serverAssignor != "" {
+		counts[upd.serverAssignor]++
+	}
+	assignor := modern.PreferredServerAssignor(counts)
+	if assignor == "" {
+		assignor = g.b().consumerAssignors[0]
+	}
+	a, err := modern.ServerAssignorByName(assignor)
+	if err != nil {
+		return nil, "", kafka.UNSUPPORTED_ASSIGNOR, err.Error()
+	}
+	// The members' slice is the group's, reused: BuildTargetAssignment
+	// keeps no reference to it.
+	in := modern.TargetAssignmentInput{Topics: g.image(), TargetAssignment: g.target, Members: g.specs[:0]}
+	g.ids = g.order.AppendIDs(g.ids[:0])
+	for _, id := range g.ids {
+		m := g.members[id]
+		in.Members = append(in.Members, modern.GroupMember{MemberID: m.id, InstanceID: m.instanceID, RackID: m.rackID, SubscribedTopicNames: m.subscribed})
+	}
+	g.specs = in.Members
+	gm := modern.GroupMember{MemberID: upd.id, InstanceID: upd.instanceID, RackID: upd.rackID, SubscribedTopicNames: upd.subscribed}
+	in.Updates = []modern.MemberUpdate{{MemberID: upd.id, Member: &gm}}
+	if replaced != nil {
+		in.Updates = append(in.Updates, modern.MemberUpdate{MemberID: replaced.id})
+	}
+	// The result's members map is the group's too: setTarget copies it
+	// into g.target before the next computation empties it.
+	if g.newTarget == nil {
+		g.newTarget = map[string]modern.Assignment{}
+	}
+	res, err := modern.BuildTargetAssignmentInto(a, in, g.newTarget)
+	if err != nil {
+		// UnknownServerException: "Failed to compute a new target assignment"
+		return nil, "", kafka.ErrorCode(-1), "Failed to compute a new target assignment for epoch " + strconv.Itoa(groupEpoch) + ": " + err.Error()
+	}
+	return res, assignor, kafka.NONE, ""
 }
 
 // reconcileAndAnswer is the end of consumerGroupHeartbeat: (3) the member
