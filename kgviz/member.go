@@ -71,6 +71,7 @@ type member struct {
 	noteIdx         [2]int
 	readyVer        int
 	readyVal        bool
+	idleVer         int // ver when poll() last found nothing to fetch (-1: not idle; member_idle.go)
 	restartOnClose  bool
 	flushThenClose  bool // PhaseFlush is close() waiting for the producer (else the batch's commit)
 	commitOwed      bool // a commit failed with RebalanceInProgressException: poll() commits again
@@ -105,7 +106,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 	w.nextConn++
 	p := &member{w: w, name: name, incarnation: inc, conn: w.nextConn, cfg: cfg, lifecycle: LifecycleStarting,
 		positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
-		lastPoll: w.now(), lastAuto: w.now(), readyVer: -1, seq: len(w.procs)}
+		lastPoll: w.now(), lastAuto: w.now(), idleVer: -1, readyVer: -1, seq: len(w.procs)}
 	p.protocol = memberProtocol(cfg.assignors)
 	p.mm = newMembership(p)
 	p.producer.init(p)
@@ -266,7 +267,7 @@ func (p *member) inSlowRecord() bool {
 // every process it ever started (procs): without this, a rolling restart
 // would keep a plan alive for every process it stopped.
 func (p *member) end(l Lifecycle) {
-	p.lifecycle = l
+	p.setLifecycle(l)
 	p.phase = PhaseDone
 	p.producer.stop()
 	p.setActivity(event.ActivityDead, "")
@@ -305,7 +306,9 @@ func (p *member) step() {
 	}
 	switch p.phase {
 	case PhasePoll:
-		p.poll()
+		if !p.idle() { // member_idle.go
+			p.poll()
+		}
 	case PhaseProcess:
 		p.processStep()
 	case PhaseFlush:

@@ -70,7 +70,7 @@ func (p *member) onFindCoordinatorResponse(m *broker.FindCoordinatorResponse) {
 		return
 	}
 	if p.lifecycle == LifecycleStarting {
-		p.lifecycle = LifecycleRunning
+		p.setLifecycle(LifecycleRunning)
 	}
 	p.mm.subscribe() // the next poll joins
 	p.phase = PhasePoll

@@ -126,6 +126,7 @@ func (p *member) pollFetch() {
 			}
 		}
 		p.phase = PhasePoll
+		p.idleVer = p.ver
 		p.setActivity(event.ActivityIdle, "")
 		return
 	}

@@ -45,6 +45,13 @@ func (l Lifecycle) String() string {
 // Alive says whether the process still runs (starting, running, closing or replaced).
 func (l Lifecycle) Alive() bool { return l >= LifecycleStarting && l <= LifecycleReplaced }
 
+// setLifecycle is the one writer of a process's lifecycle (startProcess
+// gives it LifecycleStarting): Starting → Running when the coordinator is
+// found (onFindCoordinatorResponse); Starting or Running → Closing (Close,
+// Restart); a process in a slow record → Replaced (Restart); any → an end
+// state (Closed, Crashed, Failed, Stopped) through end, once.
+func (p *member) setLifecycle(l Lifecycle) { p.lifecycle = l }
+
 // ClassicMemberState is a consumer's membership in a classic group as it
 // sees it (Kafka's AbstractCoordinator.MemberState). The consumer protocol of
 // KIP-848 has its own client-side states (ConsumerMembershipManager's

@@ -343,7 +343,7 @@ func (w *World) Close(id string) *World {
 	if p.lifecycle == LifecycleClosing { // close() twice is a no-op, as in Kafka
 		return w
 	}
-	p.lifecycle = LifecycleClosing
+	p.setLifecycle(LifecycleClosing)
 	p.event(event.Event{Type: event.EvClose})
 	if p.phase.inPoll() && p.phase != PhaseRevokeCommit && p.phase != PhaseInitProducerID && p.phase != PhaseFindCoordinator {
 		p.close() // the application is in poll(): close() runs now
@@ -411,13 +411,13 @@ func (w *World) Restart(id string) *World {
 	case !p.alive():
 		w.startProcess(id, w.restartConfig(p))
 	case p.inSlowRecord():
-		p.lifecycle = LifecycleReplaced
+		p.setLifecycle(LifecycleReplaced)
 		p.touch()
 		p.event(event.Event{Type: event.EvZombie, Reason: event.ReasonReplaced})
 		w.startProcess(id, w.restartConfig(p))
 	default:
 		if p.lifecycle != LifecycleClosing {
-			p.lifecycle = LifecycleClosing
+			p.setLifecycle(LifecycleClosing)
 			p.event(event.Event{Type: event.EvClose})
 		}
 		p.restartOnClose = true

@@ -44,6 +44,7 @@ type ClassicGroup struct {
 	supported      map[string]int // protocol name → how many members support it (ClassicGroup.supportedProtocols)
 	rebalanceStart int
 	joinTimer      *clock.Timer
+	byConn         []*classicMember // the member last validated on each connection (validateHeartbeater)
 }
 
 // classicMember is the coordinator's view of one member (ClassicGroupMember).
@@ -331,8 +332,8 @@ func (m *classicMember) update(req *JoinGroupRequest) {
 // previous assignment), its share of a plan, its last JoinGroup and
 // SyncGroup (a leader's carries the whole plan). Nothing reads them once it
 // is removed, but the member itself may still be referenced (by its
-// session timer): without this, a rolling restart would keep a plan alive
-// for every member that ever left.
+// session timer, by byConn): without this, a rolling restart would keep a
+// plan alive for every member that ever left.
 func (m *classicMember) forget() {
 	m.protocols, m.assignment, m.joinEnv, m.syncEnv = nil, nil, Envelope{}, Envelope{}
 }
@@ -758,7 +759,7 @@ func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
 	code := kafka.NONE
 	if g.state == kafka.GroupDead {
 		code = kafka.COORDINATOR_NOT_AVAILABLE
-	} else if m, c := g.validateMember(req.MemberID, req.GroupInstanceID); c != kafka.NONE {
+	} else if m, c := g.validateHeartbeater(env.Conn, req); c != kafka.NONE {
 		code = c
 	} else if req.GenerationID != g.generation {
 		code = kafka.ILLEGAL_GENERATION
@@ -774,6 +775,30 @@ func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
 		}
 	}
 	g.b().reply(env, g.generation, heartbeatResponse(code))
+}
+
+// validateHeartbeater is validateMember with a per-connection memory of the
+// member last validated there (byConn). A fast path, kept for its figure:
+// every member heartbeats every tick, and without it each heartbeat costs
+// two map lookups by string (instances, members); with the coordinator's
+// group lookup (GroupCoordinator.Group) they were a quarter of the CPU of
+// the 500-member static rolling restart (scripts/bench.sh guard,
+// docs/performance.md). A remembered member is checked again in full (still
+// in the group, same member id and group.instance.id).
+func (g *ClassicGroup) validateHeartbeater(conn int, req *HeartbeatRequest) (*classicMember, kafka.ErrorCode) {
+	if conn > 0 && conn < len(g.byConn) {
+		if m := g.byConn[conn]; m != nil && !m.removed && m.id == req.MemberID && m.instanceID == req.GroupInstanceID {
+			return m, kafka.NONE
+		}
+	}
+	m, code := g.validateMember(req.MemberID, req.GroupInstanceID)
+	if code == kafka.NONE && conn > 0 {
+		for len(g.byConn) <= conn {
+			g.byConn = append(g.byConn, nil)
+		}
+		g.byConn[conn] = m
+	}
+	return m, code
 }
 
 // handleLeave is GroupMetadataManager.classicGroupLeave for one member.

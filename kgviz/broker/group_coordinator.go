@@ -100,6 +100,12 @@ type GroupCoordinator struct {
 	offsets map[string]*groupOffsets
 	logs    map[int]*Log // partitions of __consumer_offsets that hold records
 	seq     map[string]int
+	// lastID, last: the group Group found last (nil: none), forgotten
+	// whenever a group is added or removed (setGroup, deleteGroup). A fast
+	// path, kept for its figure: every heartbeat names the same group (see
+	// ClassicGroup.validateHeartbeater).
+	lastID string
+	last   Group
 }
 
 func newGroupCoordinator(b *Broker) *GroupCoordinator {
@@ -109,16 +115,25 @@ func newGroupCoordinator(b *Broker) *GroupCoordinator {
 
 // Group returns the group with that id, or nil.
 func (gc *GroupCoordinator) Group(id string) Group {
-	return gc.groups[id]
+	if gc.last != nil && id == gc.lastID {
+		return gc.last
+	}
+	g := gc.groups[id]
+	if g != nil {
+		gc.lastID, gc.last = id, g
+	}
+	return g
 }
 
 // setGroup and deleteGroup are the only writers of gc.groups.
 func (gc *GroupCoordinator) setGroup(id string, g Group) {
 	gc.groups[id] = g
+	gc.last = nil
 }
 
 func (gc *GroupCoordinator) deleteGroup(id string) {
 	delete(gc.groups, id)
+	gc.last = nil
 }
 
 // Classic returns the classic group with that id, or nil.

@@ -65,10 +65,10 @@ func Registered() []Registration {
 
 // Encoder writes values into a Log's encoding.
 type Encoder struct {
-	l    *Log
-	b    []byte
-	kind int      // the kind of payload being written (see Log.paySize)
-	ids  []string // the member ids of the last plan, sorted
+	l   *Log
+	b   []byte
+	h   *hint    // the hint of what is being written (one per kind of payload)
+	ids []string // the member ids of the last plan, sorted
 	// lists are the lists of partitions written lately and where their
 	// encodings are in listBuf (see Partitions).
 	lists   *[listSlots]listEntry
@@ -114,14 +114,35 @@ func (e *Encoder) Bool(v bool) {
 }
 
 // String writes a string (interned: each distinct string is stored once).
-func (e *Encoder) String(s string) { e.b = appendIndex(e.b, e.l.intern(s)) }
+func (e *Encoder) String(s string) {
+	h := e.h
+	i := h.idx
+	if !identical(s, h.s) {
+		if j, ok := e.l.follow(h, s); ok {
+			i, h.s, h.idx = j, s, j
+		} else {
+			i = e.l.internNext(h, s)
+		}
+	}
+	e.b = appendIndex(e.b, i)
+}
 
 // Strings writes a list of strings; nil and empty read back as nil.
 func (e *Encoder) Strings(list []string) {
-	e.b = binary.AppendVarint(e.b, int64(len(list)))
-	for _, s := range list {
-		e.String(s)
+	b := binary.AppendVarint(e.b, int64(len(list)))
+	h := e.h
+	for _, s := range list { // String, inlined
+		i := h.idx
+		if !identical(s, h.s) {
+			if j, ok := e.l.follow(h, s); ok {
+				i, h.s, h.idx = j, s, j
+			} else {
+				i = e.l.internNext(h, s)
+			}
+		}
+		b = appendIndex(b, i)
 	}
+	e.b = b
 }
 
 // Partition writes a topic partition.
@@ -156,12 +177,18 @@ func (e *Encoder) Partitions(tps []kafka.TopicPartition) {
 		}
 	}
 	at := len(e.b)
-	e.Int(len(tps))
-	for _, tp := range tps {
-		e.Partition(tp)
+	b := binary.AppendVarint(e.b, int64(len(tps)))
+	h := e.h
+	for _, tp := range tps { // Partition, inlined
+		i := h.idx
+		if !identical(tp.Topic, h.s) {
+			i = e.l.internNext(h, tp.Topic)
+		}
+		b = binary.AppendVarint(appendIndex(b, i), int64(tp.Partition))
 	}
+	e.b = b
 	if slot != nil {
-		e.remember(slot, tps, e.b[at:])
+		e.remember(slot, tps, b[at:])
 	}
 }
 

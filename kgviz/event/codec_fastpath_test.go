@@ -33,8 +33,8 @@ func TestPartitionsMatchesReference(t *testing.T) {
 		rng := rand.New(rand.NewPCG(seed, 14))
 		pool := newStringPool(rng)
 		var fast, ref Log
-		fast.enc.l = &fast
-		ref.enc.l = &ref
+		fast.enc.l, fast.enc.h = &fast, &hint{}
+		ref.enc.l, ref.enc.h = &ref, &hint{}
 		topics := []string{"t", "u", "billing", "t0", "t1"}
 		newList := func() []kafka.TopicPartition {
 			n := rng.IntN(3 * listMin)

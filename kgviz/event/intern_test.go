@@ -15,7 +15,8 @@ import (
 )
 
 // refStrings is the reference string table: every string looked up in a
-// map, indices in first-seen order, 0 for "".
+// map, indices in first-seen order, 0 for "". The log's hints must give the
+// same index as this for every string.
 type refStrings struct {
 	strs []string
 	idx  map[string]uint32
@@ -116,6 +117,83 @@ type refEncode struct {
 
 func (e *refEncode) str(s string) { e.b = binary.AppendUvarint(e.b, uint64(e.r.intern(s))) }
 func (e *refEncode) num(v int)    { e.b = binary.AppendVarint(e.b, int64(v)) }
+
+// TestInternMatchesReference: whatever a caller passes, in whatever form and
+// order, the hints and the map give every string the index the
+// reference table gives it, through every way of interning (a field of an
+// event, an Encoder's String, Strings and Partitions), and the string tables
+// end up the same.
+func TestInternMatchesReference(t *testing.T) {
+	for seed := range uint64(8) {
+		rng := rand.New(rand.NewPCG(seed, 345))
+		pool := newStringPool(rng)
+		var l Log
+		var ref refStrings
+		l.enc.l, l.enc.h = &l, &hint{}
+		for op := range 20_000 {
+			switch rng.IntN(5) {
+			case 0: // a field of an event
+				h := &l.fields[rng.IntN(nStrFields)]
+				s := pool.pick()
+				got := uint32(0)
+				if s != "" { // Add calls str for the fields that are set
+					v, _ := binary.Uvarint(l.str(nil, h, s))
+					got = uint32(v)
+				}
+				require.Equal(t, ref.intern(s), got, "seed %d op %d: field %q", seed, op, s)
+			case 1: // the map alone
+				s := pool.pick()
+				require.Equal(t, ref.intern(s), l.intern(s), "seed %d op %d: intern %q", seed, op, s)
+			case 2:
+				s := pool.pick()
+				want := refEncode{r: &ref}
+				want.str(s)
+				l.enc.b = l.enc.b[:0]
+				l.enc.String(s)
+				require.Equal(t, want.b, l.enc.b, "seed %d op %d: String %q", seed, op, s)
+			case 3:
+				list := pool.run(rng.IntN(12))
+				want := refEncode{r: &ref}
+				want.num(len(list))
+				for _, s := range list {
+					want.str(s)
+				}
+				l.enc.b = l.enc.b[:0]
+				l.enc.Strings(list)
+				require.Equal(t, want.b, l.enc.b, "seed %d op %d: Strings %q", seed, op, list)
+			default:
+				var tps []kafka.TopicPartition
+				if n := rng.IntN(12); n > 0 || rng.IntN(2) == 0 {
+					tps = make([]kafka.TopicPartition, n)
+				}
+				for i := range tps {
+					topic := "t"
+					switch rng.IntN(6) {
+					case 0:
+						topic = "u" // another topic of the same length
+					case 1:
+						topic = "billing"
+					}
+					tps[i] = kafka.TopicPartition{Topic: pool.form(topic), Partition: rng.IntN(100)}
+				}
+				want := refEncode{r: &ref}
+				if tps == nil {
+					want.num(-1)
+				} else {
+					want.num(len(tps))
+				}
+				for _, tp := range tps {
+					want.str(tp.Topic)
+					want.num(tp.Partition)
+				}
+				l.enc.b = l.enc.b[:0]
+				l.enc.Partitions(tps)
+				require.Equal(t, want.b, l.enc.b, "seed %d op %d: Partitions %v", seed, op, tps)
+			}
+		}
+		require.Equal(t, ref.strs, l.strs, "seed %d: string tables", seed)
+	}
+}
 
 // appendRef is Log.Append as it was before its fast paths: the mask first,
 // then every field through a closure, strings interned by the reference
@@ -323,7 +401,7 @@ func (m valueMsg) IsResponse() bool  { return false }
 func (m valueMsg) String() string    { return fmt.Sprint("value ", m.N) }
 
 // pooledEvent is randomEvent with its strings from a pool (so that hints
-// and the cache see the same strings again, in their several forms) and
+// see the same strings again, in their several forms) and
 // every kind of payload.
 func pooledEvent(rng *rand.Rand, pool *stringPool, tick int) Event {
 	e := randomEvent(rng, tick)

@@ -20,12 +20,13 @@ type Log struct {
 	n      int
 	tick   int // the last event's tick (ticks never go back)
 
-	strs   []string          // the string table: index 0 is ""
-	strIdx map[string]uint32 // string → its index in strs
-	// paySize is the largest payload encoded so far of each kind (see
-	// startPayload), by kind of payload below payKinds, or payKinds + 2 ×
-	// the API key (+ 1 for a response) for a message.
-	paySize []int
+	strs   []string
+	strIdx map[string]uint32
+	fields [nStrFields]hint // the last string of each string field of Event
+	// payHints are the hints of the payloads: by kind, and by message
+	// (payloadHint); a pointer into it stays valid while a payload is
+	// encoded (it grows only before).
+	payHints []hint
 
 	payloads []any   // payloads without an encoding (kept as values)
 	fieldBuf []byte  // one event's fields, before they go after its mask
@@ -43,6 +44,46 @@ type mark struct {
 	tick       int // tick of the event before the mark
 }
 
+// hint is the log's one fast path (kept for its figure: interning every
+// string through the map alone cost the 500-member classic rolling restart
+// about a quarter of its CPU, 1.5 s of 6, scripts/bench.sh guard and
+// docs/performance.md). A hint remembers the last string interned through it and its index, and
+// which string came after each string the last time. Most strings come in
+// runs or in rounds: the same member in consecutive events, or the members
+// one after the other in the same order, round after round; the same topic
+// all along a list of topic partitions; partitions in the order they were
+// first interned ("t10" right after "t9"). So the next string is most often
+// the same one, the one that followed it last time, or the one interned
+// right after it.
+type hint struct {
+	s    string
+	idx  uint32
+	next []uint32 // by string index: the index of the string that followed it
+	size int      // a payload's hint: the largest payload encoded with it
+}
+
+// the string fields of Event, each with its hint
+const (
+	hMember = iota
+	hMemberID
+	hFrom
+	hTo
+	hPartition
+	hRecord
+	hTransactionalID
+	hControl
+	hGroupState
+	hTxnState
+	hActivity
+	hReason
+	hException
+	hAssignor
+	hInstanceID
+	hReplaces
+	hSetting
+	nStrFields
+)
+
 // Len returns the number of events.
 func (l *Log) Len() int { return l.n }
 
@@ -56,9 +97,59 @@ func (l *Log) Bytes() int {
 	return n
 }
 
-// intern returns the index of s in the string table (0 is ""), adding s
-// if it is new: strings get their indices in the order they are first seen.
-func (l *Log) intern(s string) uint32 {
+// identical reports whether a and b are equal strings (the runtime compares
+// their bytes only when their addresses differ).
+func identical(a, b string) bool { return a == b }
+
+// follow returns the index of s if s is the string
+// that followed h's last time, the guess most often right: the next
+// partition of a list, the next member of a round. It is small enough to
+// be inlined where strings are interned one after the other, saving a call
+// to internNext, which makes the same guess first (comparing contents) and
+// would then do what follow's caller does: remember s and its index in h.
+// h.next is left as it is, as internNext leaves it when that guess is
+// right. The empty string (index 0) is never guessed: internNext leaves h
+// as it is for it.
+func (l *Log) follow(h *hint, s string) (uint32, bool) {
+	if int(h.idx) < len(h.next) {
+		if i := h.next[h.idx]; i != 0 && int(i) < len(l.strs) && identical(l.strs[i], s) {
+			return i, true
+		}
+	}
+	return 0, false
+}
+
+// internNext returns the index of s in the string table when s is not the
+// string h remembers (callers check that first, inline), and remembers s.
+// It tries the string that followed h's last time, then the one interned
+// right after h's, and the map last.
+func (l *Log) internNext(h *hint, s string) uint32 {
+	if s == "" {
+		return 0
+	}
+	prev := h.idx
+	if int(prev) >= len(h.next) {
+		h.next = append(h.next, make([]uint32, len(l.strs)+1-len(h.next))...)
+	}
+	i := h.next[prev] // 0 (the empty string) if none yet
+	if int(i) >= len(l.strs) || !identical(l.strs[i], s) {
+		switch {
+		case int(prev)+1 < len(l.strs) && identical(l.strs[prev+1], s):
+			i = prev + 1
+		default:
+			i = l.internMap(s)
+		}
+		h.next[prev] = i
+	}
+	h.s, h.idx = s, i
+	return i
+}
+
+// intern returns the index of s in the string table (0 is "").
+func (l *Log) intern(s string) uint32 { return l.internMap(s) }
+
+// internMap looks s up in the map, adding it if new.
+func (l *Log) internMap(s string) uint32 {
 	if s == "" {
 		return 0
 	}
@@ -139,11 +230,11 @@ func (l *Log) Add(e *Event) {
 	f := l.fieldBuf[:0]
 	if e.Member != "" {
 		m |= fMember
-		f = l.str(f, e.Member)
+		f = l.str(f, &l.fields[hMember], e.Member)
 	}
 	if e.MemberID != "" {
 		m |= fMemberID
-		f = l.str(f, e.MemberID)
+		f = l.str(f, &l.fields[hMemberID], e.MemberID)
 	}
 	if e.Generation != 0 {
 		m |= fGeneration
@@ -158,11 +249,11 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.From != "" {
 		m |= fFrom
-		f = l.str(f, e.From)
+		f = l.str(f, &l.fields[hFrom], e.From)
 	}
 	if e.To != "" {
 		m |= fTo
-		f = l.str(f, e.To)
+		f = l.str(f, &l.fields[hTo], e.To)
 	}
 	if e.Msg != 0 {
 		m |= fMsg
@@ -178,7 +269,7 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.Partition != "" {
 		m |= fPartition
-		f = l.str(f, e.Partition)
+		f = l.str(f, &l.fields[hPartition], e.Partition)
 	}
 	if e.Offset != 0 {
 		m |= fOffset
@@ -186,7 +277,7 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.Record != "" {
 		m |= fRecord
-		f = l.str(f, e.Record)
+		f = l.str(f, &l.fields[hRecord], e.Record)
 	}
 	if e.PID != 0 {
 		m |= fPID
@@ -205,46 +296,46 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.TransactionalID != "" {
 		m |= fTransactionalID
-		f = l.str(f, e.TransactionalID)
+		f = l.str(f, &l.fields[hTransactionalID], e.TransactionalID)
 	}
 	if e.Control != "" {
 		m |= fControl
-		f = l.str(f, string(e.Control))
+		f = l.str(f, &l.fields[hControl], string(e.Control))
 	}
 	if e.GroupState != "" {
 		m |= fGroupState
-		f = l.str(f, string(e.GroupState))
+		f = l.str(f, &l.fields[hGroupState], string(e.GroupState))
 	}
 	if e.TxnState != "" {
 		m |= fTxnState
-		f = l.str(f, string(e.TxnState))
+		f = l.str(f, &l.fields[hTxnState], string(e.TxnState))
 	}
 	if e.Activity != "" {
 		m |= fActivity
-		f = l.str(f, string(e.Activity))
+		f = l.str(f, &l.fields[hActivity], string(e.Activity))
 	}
 	if e.Reason != "" {
 		m |= fReason
-		f = l.str(f, string(e.Reason))
+		f = l.str(f, &l.fields[hReason], string(e.Reason))
 	}
 	if e.Exception != "" {
 		m |= fException
-		f = l.str(f, string(e.Exception))
+		f = l.str(f, &l.fields[hException], string(e.Exception))
 	}
 	if e.Fatal {
 		m |= fFatal
 	}
 	if e.Assignor != "" {
 		m |= fAssignor
-		f = l.str(f, e.Assignor)
+		f = l.str(f, &l.fields[hAssignor], e.Assignor)
 	}
 	if e.InstanceID != "" {
 		m |= fInstanceID
-		f = l.str(f, e.InstanceID)
+		f = l.str(f, &l.fields[hInstanceID], e.InstanceID)
 	}
 	if e.Replaces != "" {
 		m |= fReplaces
-		f = l.str(f, e.Replaces)
+		f = l.str(f, &l.fields[hReplaces], e.Replaces)
 	}
 	if e.Ticks != 0 {
 		m |= fTicks
@@ -256,7 +347,7 @@ func (l *Log) Add(e *Event) {
 	}
 	if e.Setting != "" {
 		m |= fSetting
-		f = l.str(f, string(e.Setting))
+		f = l.str(f, &l.fields[hSetting], string(e.Setting))
 	}
 	if e.Isolation != 0 {
 		m |= fIsolation
@@ -339,8 +430,18 @@ func inPlace(chunk, b []byte) bool {
 	return len(b) > 0 && n < cap(chunk) && &chunk[:n+1][n] == &b[0] && len(b) <= cap(chunk)-n
 }
 
-// str appends the index of s.
-func (l *Log) str(b []byte, s string) []byte { return appendIndex(b, l.intern(s)) }
+// str appends the index of s, trying h's guesses first.
+func (l *Log) str(b []byte, h *hint, s string) []byte {
+	i := h.idx
+	if !identical(s, h.s) {
+		if j, ok := l.follow(h, s); ok {
+			i, h.s, h.idx = j, s, j
+		} else {
+			i = l.internNext(h, s)
+		}
+	}
+	return appendIndex(b, i)
+}
 
 // appendIndex appends a string index as a uvarint (binary.AppendUvarint,
 // with the one and two byte cases inlined).
@@ -352,6 +453,16 @@ func appendIndex(b []byte, i uint32) []byte {
 		return append(b, byte(i)|0x80, byte(i>>7))
 	}
 	return binary.AppendUvarint(b, uint64(i))
+}
+
+// payloadHint returns the hint of a kind of payload: a kind of payload
+// below payKinds, or payKinds + 2 × the API key (+ 1 for a response) for a
+// message. Each has its own, as each writes its strings in its own order.
+func (l *Log) payloadHint(k int) *hint {
+	if k >= len(l.payHints) {
+		l.payHints = append(l.payHints, make([]hint, k+1-len(l.payHints))...)
+	}
+	return &l.payHints[k]
 }
 
 // encodePayload appends a payload to b: its kind, its length and its
@@ -418,8 +529,8 @@ func (l *Log) encodePayload(b []byte, p any, parts []string) []byte {
 	b[at] = kind
 	start := at + 2
 	n := len(b) - start
-	if k := l.enc.kind; n > l.paySize[k] {
-		l.paySize[k] = n
+	if h := l.enc.h; n > h.size {
+		h.size = n
 	}
 	if n < 1<<7 {
 		b[at+1] = byte(n)
@@ -433,19 +544,17 @@ func (l *Log) encodePayload(b []byte, p any, parts []string) []byte {
 	return b
 }
 
-// startPayload notes that a payload of kind k (see Log.paySize) is being
-// encoded, and moves what the encoder holds (the event so far, at the
+// startPayload makes the hint of payload kind k (see payloadHint) the
+// encoder's, and moves what the encoder holds (the event so far, at the
 // free end of the last chunk) to l.apart if the largest payload of that
 // kind so far would not fit in the room left. A payload that outgrows the
 // room makes append reallocate the event again and again as it grows, a
 // copy left as garbage each time (large plans and JoinGroup responses,
 // kilobytes each); encoded apart, it is copied once, as place does.
 func (l *Log) startPayload(k int) {
-	if k >= len(l.paySize) {
-		l.paySize = append(l.paySize, make([]int, k+1-len(l.paySize))...)
-	}
-	l.enc.kind = k
-	if b := l.enc.b; cap(b)-len(b) < l.paySize[k]+binary.MaxVarintLen32 {
+	h := l.payloadHint(k)
+	l.enc.h = h
+	if b := l.enc.b; cap(b)-len(b) < h.size+binary.MaxVarintLen32 {
 		l.apart = append(l.apart[:0], b...)
 		l.enc.b = l.apart
 	}
