@@ -22,14 +22,14 @@
 #                32 and 256 MiB; no target. The large benchmarks follow it more than the
 #                processor's speed (docs/performance.md), so compare figures of two machines
 #                only beside these.
-#   1. demo      BenchmarkDemoWorld: 10^6 ticks of the demo world               target < 1 s
+#   1. demo      BenchmarkDemoWorld: 10^6 ticks of the demo world  (no absolute target: see guard)
 #   2. scale     BenchmarkStickyKafkaSideBySide (sticky, cooperative-sticky) on Kafka's scale test:
 #                the harness runs Kafka's own assignors first in one JVM (the plans must be the
 #                same), then kgviz's are timed; by CPU time (medians for Kafka; wall-clock times
 #                printed too)        target <= 0.5x Kafka fresh, <= 0.1x Kafka re-assignment
 #   3. rolling   BenchmarkRollingRestart: 500 members, 5000 partitions, dynamic and static,
-#                by CPU time (wall-clock printed too)              targets 2 s and 0.5 s;
-#                BenchmarkRollingRestartKIP848, the same under KIP-848   targets 2 s and 2 s
+#                by CPU time (wall-clock printed too); BenchmarkRollingRestartKIP848, the same
+#                under KIP-848   (no absolute targets: see guard)
 #   4. notebook  a demo cell vs a bare cell in one GoNB kernel (scripts/bench_notebook.py)
 #                                                                              target <= 1.25x
 #   5. memory    BenchmarkEventMemory: bytes per recorded event, in the log's encoding and on
@@ -129,7 +129,7 @@ if want demo; then
 	s=$(awk -v t="$tps" 'BEGIN { printf "%.3f", 1e6 / t }')
 	cs=$(awk -v t="$ctps" 'BEGIN { printf "%.3f", 1e6 / t }')
 	# By CPU time, as the other figures (the machine may be shared); wall-clock in the label.
-	row "demo world: 10^6 ticks (wall ${s} s)" "${cs} s cpu" "1 s" "$(ratio "$cs" 1)" "$(verdict "$cs" 1)"
+	row "demo world: 10^6 ticks (wall ${s} s)" "${cs} s cpu" "guard" "-" "info"
 fi
 
 if want memory; then
@@ -171,12 +171,7 @@ if want rolling; then
 		for kind in dynamic static; do
 			name="$bench/$kind/members=500/partitions=5000"
 			label="rolling restart 500x5000, $kind"
-			limit=2
-			if [ "$bench" = BenchmarkRollingRestart ]; then
-				[ "$kind" = static ] && limit=0.5
-			else
-				label="rolling restart 500x5000, KIP-848 $kind"
-			fi
+			[ "$bench" = BenchmarkRollingRestartKIP848 ] && label="rolling restart 500x5000, KIP-848 $kind"
 			ns=$(nsop "$name" "$OUT/rolling.txt")
 			done_=$(metric "$name" restarted "$OUT/rolling.txt")
 			proj=$(metric "$name" projected-s "$OUT/rolling.txt")
@@ -184,10 +179,10 @@ if want rolling; then
 			cpu=$(awk -v c="$(metric "$name" cpu-s/op "$OUT/rolling.txt")" 'BEGIN { printf "%.2f", c }')
 			if [ "${done_%.*}" = 500 ]; then
 				# By CPU time, as for the scale benchmarks (the machine may be shared); wall in the label.
-				row "$label (wall ${s} s)" "${cpu} s cpu" "$limit s" "$(ratio "$cpu" "$limit")" "$(verdict "$cpu" "$limit")"
+				row "$label (wall ${s} s)" "${cpu} s cpu" "guard" "-" "info"
 			else
 				pcpu=$(awk -v c="$cpu" -v d="$done_" 'BEGIN { printf "%.1f", (d > 0 ? c * 500 / d : 0) }')
-				row "$label (wall >=${proj} s)" ">=${pcpu} s cpu" "$limit s" "$(ratio "$pcpu" "$limit")" "MISS (${done_%.*}/500 restarts in ${s} s wall, ${cpu} s cpu; projected)"
+				row "$label (wall >=${proj} s)" ">=${pcpu} s cpu" "guard" "-" "info (${done_%.*}/500 restarts in ${s} s wall, ${cpu} s cpu; projected)"
 			fi
 		done
 	done
