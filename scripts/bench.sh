@@ -62,6 +62,11 @@ if [ "${WHAT[0]}" = guard ]; then
 	(cd "$G/base-src" && go test -c -o "$G/base.test" ./kgviz)
 	echo "kgviz guard $(date -u +%FT%TZ): $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- kgviz || echo '+dirty') vs $BASE, $ROUNDS rounds, $(nproc) cores, $(go version | awk '{print $3}'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
 	BENCHES=("BenchmarkRollingRestart/dynamic" "BenchmarkRollingRestart/static" "BenchmarkRollingRestartKIP848/dynamic" "BenchmarkRollingRestartKIP848/static" "BenchmarkDemoWorld")
+	if [ -n "${GUARD_ONLY:-}" ]; then # a regular expression: only the benchmarks it matches
+		sel=()
+		for b in "${BENCHES[@]}"; do [[ $b =~ $GUARD_ONLY ]] && sel+=("$b"); done
+		BENCHES=("${sel[@]}")
+	fi
 	# cpu BINARY BENCH: user+sys CPU seconds of one process running BENCH
 	cpu() {
 		local bin=$1 b=$2 re n=1x
