@@ -5,7 +5,8 @@
 #   scripts/bench.sh            all five, after the machine's figures
 #   scripts/bench.sh machine demo scale rolling notebook memory   any of them
 #   scripts/bench.sh guard      the side-by-side guard (below); BENCH_BASE=<commit> to change
-#                               its base (default 8717557), GUARD_ROUNDS (default 3)
+#                               its base (default 8717557), GUARD_ROUNDS (default 3),
+#                               GUARD_ONLY=<regexp> for some of its benchmarks
 #
 #   guard        builds the kgviz test binaries of this work tree and of BENCH_BASE and runs
 #                them alternately, GUARD_ROUNDS rounds, one process per benchmark: the four
