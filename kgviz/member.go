@@ -36,6 +36,7 @@ type member struct {
 	// The group, as the consumer sees it (AbstractCoordinator; a Consumer
 	// member's ConsumerMembershipManager in cg, which keeps group's member
 	// id, generation (its member epoch) and application metadata up to date).
+	mm       membership // the manager of group.protocol's membership: newMembership
 	group    groupClient
 	cg       consumerGroupClient
 	protocol RebalanceProtocol // the member's rebalance protocol, fixed for the process
@@ -70,7 +71,7 @@ type member struct {
 	noteIdx         [2]int
 	readyVer        int
 	readyVal        bool
-	idleVer         int // ver when poll() last found nothing to fetch (-1: not idle)
+	idleVer         int // ver when poll() last found nothing to fetch (-1: not idle; member_idle.go)
 	restartOnClose  bool
 	flushThenClose  bool // PhaseFlush is close() waiting for the producer (else the batch's commit)
 	commitOwed      bool // a commit failed with RebalanceInProgressException: poll() commits again
@@ -108,9 +109,7 @@ func (w *World) startProcess(name string, cfg config) *member {
 		positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
 		lastPoll: w.now(), lastAuto: w.now(), idleVer: -1, readyVer: -1, seq: len(w.procs)}
 	p.protocol = memberProtocol(cfg.assignors)
-	if p.consumerProtocol() {
-		p.cgInit()
-	}
+	p.mm = newMembership(p)
 	p.producer.init(p)
 	w.procs = append(w.procs, p)
 	w.running = append(w.running, p)
@@ -242,10 +241,7 @@ func (p *member) consuming() bool {
 	if !p.alive() || p.lifecycle == LifecycleReplaced || !p.group.assigned {
 		return false
 	}
-	if p.consumerProtocol() {
-		return p.cg.state.inGroup() && !p.cg.lost
-	}
-	return p.group.state != ClassicUnjoined
+	return p.mm.consuming()
 }
 
 // ready says whether the process knows where to read every partition it owns.
@@ -273,7 +269,7 @@ func (p *member) inSlowRecord() bool {
 // every process it ever started (procs): without this, a rolling restart
 // would keep a plan alive for every process it stopped.
 func (p *member) end(l Lifecycle) {
-	p.lifecycle = l
+	p.setLifecycle(l)
 	p.phase = PhaseDone
 	p.producer.stop()
 	p.setActivity(event.ActivityDead, "")
@@ -312,7 +308,7 @@ func (p *member) step() {
 	}
 	switch p.phase {
 	case PhasePoll:
-		if !p.idleFast() {
+		if !p.idle() { // member_idle.go
 			p.poll()
 		}
 	case PhaseProcess:
@@ -413,8 +409,6 @@ func (p *member) info() MemberInfo {
 	info := MemberInfo{Name: p.name, Incarnation: p.incarnation, Lifecycle: p.lifecycle, Membership: p.group.state, Phase: p.phase,
 		MemberID: p.group.memberID, Generation: p.group.generation, AppGeneration: p.group.appGeneration,
 		RejoinNeeded: p.group.rejoinNeeded, Protocol: p.protocol, Assignors: names, Owned: owned, GroupProtocol: p.cfg.groupProtocol}
-	if p.consumerProtocol() {
-		info.Generation, info.ConsumerState, info.RemoteAssignor, info.Assignors = p.cg.epoch, p.cg.state, p.cfg.remoteAssignor, nil
-	}
+	p.mm.info(&info)
 	return info
 }

@@ -43,17 +43,22 @@ func (p *member) dirtyOffsets(tps []TopicPartition) []broker.PartitionOffset {
 // consumer's network once (ConsumerNetworkClient.poll(future, timer)), which
 // handles a JoinGroup answer that waited for it. It returns false when the
 // commit failed without a request.
-func (p *member) commitRequest(offsets []broker.PartitionOffset) bool {
+func (p *member) commitRequest(offsets []broker.PartitionOffset) bool { return p.mm.commit(offsets) }
+
+// cgCommitRequest is commitRequest under the consumer group protocol: the
+// commit carries the member id and the member epoch the consumer holds, -1
+// while it is not in the group (CommitRequestManager); the broker's fence
+// decides (KIP-848).
+func (p *member) cgCommitRequest(offsets []broker.PartitionOffset) bool {
+	req := &broker.OffsetCommitRequest{GroupID: GroupID, GroupInstanceID: p.cfg.instanceID, Offsets: offsets,
+		MemberID: p.group.memberID, GenerationID: p.cg.commitEpoch}
+	p.request(req, req.GenerationID)
+	return true
+}
+
+// classicCommitRequest is commitRequest under the classic protocol.
+func (p *member) classicCommitRequest(offsets []broker.PartitionOffset) bool {
 	g := &p.group
-	if p.consumerProtocol() {
-		// The consumer group protocol's commit carries the member id and the
-		// member epoch the consumer holds, -1 while it is not in the group
-		// (CommitRequestManager); the broker's fence decides (KIP-848).
-		req := &broker.OffsetCommitRequest{GroupID: GroupID, GroupInstanceID: p.cfg.instanceID, Offsets: offsets,
-			MemberID: g.memberID, GenerationID: p.cg.commitEpoch}
-		p.request(req, req.GenerationID)
-		return true
-	}
 	defer p.pollNetwork()
 	switch g.state {
 	case ClassicStable:
@@ -92,7 +97,7 @@ func (p *member) commitThenRevoke(owed, revoked []TopicPartition, settled bool) 
 	if p.cfg.commit == Transactional || settled {
 		return false
 	}
-	if p.consumerProtocol() && !p.cg.state.inGroup() || !p.consumerProtocol() && p.group.state == ClassicUnjoined {
+	if !p.mm.joined() {
 		return false
 	}
 	var offs []broker.PartitionOffset
@@ -168,17 +173,21 @@ func (p *member) onOffsetCommitResponse(m *broker.OffsetCommitResponse) {
 // while the generation is the one sent; UNKNOWN_MEMBER_ID and
 // ILLEGAL_GENERATION are RebalanceInProgressException when the member has
 // rejoined since it sent the commit, else CommitFailedException.
-func (p *member) commitFailed(code ErrorCode) {
-	g := &p.group
-	if p.consumerProtocol() {
-		ex := event.CommitFailedException
-		if code == kafka.REBALANCE_IN_PROGRESS {
-			ex = event.RebalanceInProgressException
-		}
-		p.event(event.Event{Type: event.EvCommitFailed, Generation: g.generation, API: kafka.OffsetCommit, Error: code, Exception: ex})
-		p.afterCommitError(code, false)
-		return
+func (p *member) commitFailed(code ErrorCode) { p.mm.commitFailed(code) }
+
+// cgCommitFailed is commitFailed under the consumer group protocol.
+func (p *member) cgCommitFailed(code ErrorCode) {
+	ex := event.CommitFailedException
+	if code == kafka.REBALANCE_IN_PROGRESS {
+		ex = event.RebalanceInProgressException
 	}
+	p.event(event.Event{Type: event.EvCommitFailed, Generation: p.group.generation, API: kafka.OffsetCommit, Error: code, Exception: ex})
+	p.afterCommitError(code, false)
+}
+
+// classicCommitFailed is commitFailed under the classic protocol.
+func (p *member) classicCommitFailed(code ErrorCode) {
+	g := &p.group
 	changed := p.commitSent.generation != g.generation || p.commitSent.memberID != g.memberID
 	ex := event.CommitFailedException
 	switch code {
@@ -204,17 +213,20 @@ func (p *member) commitFailed(code ErrorCode) {
 // rejoins; ILLEGAL_GENERATION keeps the member id) unless the member rejoined
 // since, REBALANCE_IN_PROGRESS asks for a rejoin, FENCED_INSTANCE_ID for the
 // generation sent is fatal.
-func (p *member) afterCommitError(code ErrorCode, changed bool) {
-	if p.consumerProtocol() {
-		// The consumer group protocol's commit errors (STALE_MEMBER_EPOCH,
-		// UNKNOWN_MEMBER_ID) raise CommitFailedException and leave the
-		// membership to the heartbeats. The application commits again after
-		// a stale epoch, as the exception's message tells it to.
-		if code == kafka.STALE_MEMBER_EPOCH {
-			p.commitOwed = true
-		}
-		return
+func (p *member) afterCommitError(code ErrorCode, changed bool) { p.mm.afterCommitError(code, changed) }
+
+// cgAfterCommitError: the consumer group protocol's commit errors
+// (STALE_MEMBER_EPOCH, UNKNOWN_MEMBER_ID) raise CommitFailedException and
+// leave the membership to the heartbeats. The application commits again
+// after a stale epoch, as the exception's message tells it to.
+func (p *member) cgAfterCommitError(code ErrorCode) {
+	if code == kafka.STALE_MEMBER_EPOCH {
+		p.commitOwed = true
 	}
+}
+
+// classicAfterCommitError is afterCommitError under the classic protocol.
+func (p *member) classicAfterCommitError(code ErrorCode, changed bool) {
 	g := &p.group
 	switch code {
 	case kafka.UNKNOWN_MEMBER_ID, kafka.ILLEGAL_GENERATION:

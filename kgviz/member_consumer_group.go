@@ -411,30 +411,8 @@ func (p *member) cgReconcile(settled bool) bool {
 
 // reconcileDiff returns the partitions of owned the target leaves out (in
 // owned's order) and those of the target owned lacks (in the target's
-// order). A member mostly holds a few partitions, and scanning the other
-// list is then cheaper than a set of each; long lists get the sets.
+// order).
 func reconcileDiff(target, owned []TopicPartition) (revoked, added []TopicPartition) {
-	if len(target)*len(owned) > 1024 {
-		return reconcileDiffSets(target, owned)
-	}
-	return reconcileDiffScan(target, owned)
-}
-
-func reconcileDiffScan(target, owned []TopicPartition) (revoked, added []TopicPartition) {
-	for _, tp := range owned {
-		if !slices.Contains(target, tp) {
-			revoked = append(revoked, tp)
-		}
-	}
-	for _, tp := range target {
-		if !slices.Contains(owned, tp) {
-			added = append(added, tp)
-		}
-	}
-	return revoked, added
-}
-
-func reconcileDiffSets(target, owned []TopicPartition) (revoked, added []TopicPartition) {
 	want := make(map[TopicPartition]bool, len(target))
 	for _, tp := range target {
 		want[tp] = true

@@ -70,13 +70,9 @@ func (p *member) onFindCoordinatorResponse(m *broker.FindCoordinatorResponse) {
 		return
 	}
 	if p.lifecycle == LifecycleStarting {
-		p.lifecycle = LifecycleRunning
+		p.setLifecycle(LifecycleRunning)
 	}
-	if p.consumerProtocol() {
-		p.cg.subscribed = true // subscribe(): the next poll joins
-	} else {
-		p.group.rejoinNeeded = true
-	}
+	p.mm.subscribe() // the next poll joins
 	p.phase = PhasePoll
 }
 
@@ -84,11 +80,10 @@ func (p *member) onFindCoordinatorResponse(m *broker.FindCoordinatorResponse) {
 // (heartbeat.interval.ms), while the member is in the group or completing a
 // rebalance (AbstractCoordinator.HeartbeatThread stops while it has not
 // joined: UNJOINED or PREPARING_REBALANCE).
-func (p *member) heartbeat() {
-	if p.consumerProtocol() {
-		p.cgHeartbeat()
-		return
-	}
+func (p *member) heartbeat() { p.mm.heartbeat() }
+
+// classicHeartbeat is the classic protocol's heartbeat thread.
+func (p *member) classicHeartbeat() {
 	g := &p.group
 	if !p.alive() || g.hbStopped || g.hbFailed != "" || g.memberID == "" || (g.state != ClassicStable && g.state != ClassicCompletingRebalance) {
 		return
@@ -103,7 +98,7 @@ func (p *member) heartbeat() {
 	if r := &p.hbReq; r.GenerationID != g.generation || r.MemberID != g.memberID || r.GroupInstanceID != p.cfg.instanceID || r.GroupID != GroupID {
 		*r = broker.HeartbeatRequest{GroupID: GroupID, GenerationID: g.generation, MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID}
 	}
-	id := p.w.net.sendHeartbeat(p, g.generation, &p.hbReq)
+	id := p.w.net.sendHeartbeat(broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: g.generation, Msg: &p.hbReq}, p)
 	old := 0
 	if g.hbSent[1].msg < g.hbSent[0].msg {
 		old = 1
@@ -164,11 +159,10 @@ func (p *member) resetGeneration(resetMemberID bool) {
 // The check runs on the heartbeat thread, which runs only while the member is
 // COMPLETING_REBALANCE or STABLE and has not failed
 // (AbstractCoordinator.HeartbeatThread disables itself otherwise).
-func (p *member) checkPollTimeout() {
-	if p.consumerProtocol() {
-		p.cgPollTimeout()
-		return
-	}
+func (p *member) checkPollTimeout() { p.mm.checkPollTimeout() }
+
+// classicCheckPollTimeout is checkPollTimeout under the classic protocol.
+func (p *member) classicCheckPollTimeout() {
 	if !p.pollTimeoutDue() {
 		return
 	}
@@ -217,31 +211,13 @@ func (p *member) sendJoin() {
 	} else {
 		sub.UserData = g.prevAssignment // never changed once set (onSyncGroupResponse)
 	}
-	var req *broker.JoinGroupRequest
-	var protocols []broker.JoinGroupProtocol
-	if len(p.cfg.assignors) == 1 {
-		one := p.w.reqs.joins.next()
-		req, protocols = &one.req, one.protocol[:]
-	} else {
-		req, protocols = new(broker.JoinGroupRequest), make([]broker.JoinGroupProtocol, len(p.cfg.assignors))
-	}
+	protocols := make([]broker.JoinGroupProtocol, len(p.cfg.assignors))
 	for i, a := range p.cfg.assignors {
 		protocols[i] = broker.JoinGroupProtocol{Name: a.Name(), Metadata: sub}
 	}
-	*req = broker.JoinGroupRequest{GroupID: GroupID, SessionTimeout: p.cfg.sessionTimeout, RebalanceTimeout: p.cfg.maxPollInterval,
+	req := &broker.JoinGroupRequest{GroupID: GroupID, SessionTimeout: p.cfg.sessionTimeout, RebalanceTimeout: p.cfg.maxPollInterval,
 		MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", Protocols: protocols}
 	p.request(req, g.generation)
-}
-
-// joinRequestOfOne is a JoinGroup request with its one protocol, allocated
-// together: a member with one assignor (the usual case, every member of a
-// rolling restart) takes one slot of a block (requestBlocks) per JoinGroup
-// instead of allocating two objects. Nothing
-// changes a message once sent, so the protocol list may share its request's
-// memory; the broker keeps the list as the member's protocols.
-type joinRequestOfOne struct {
-	req      broker.JoinGroupRequest
-	protocol [1]broker.JoinGroupProtocol
 }
 
 // groupRequestFailed handles an error answer to JoinGroup or SyncGroup: a
@@ -289,8 +265,7 @@ func (p *member) onJoinGroupResponse(m *broker.JoinGroupResponse) {
 			return
 		}
 	}
-	req := p.w.reqs.syncs.next()
-	*req = broker.SyncGroupRequest{GroupID: GroupID, GenerationID: m.GenerationID, MemberID: g.memberID,
+	req := &broker.SyncGroupRequest{GroupID: GroupID, GenerationID: m.GenerationID, MemberID: g.memberID,
 		GroupInstanceID: p.cfg.instanceID, ProtocolType: "consumer", ProtocolName: m.ProtocolName, Assignments: assignments}
 	p.request(req, m.GenerationID)
 	if p.phase == PhaseRebalance {
@@ -466,11 +441,7 @@ func (p *member) close() {
 		p.setActivity(event.ActivityProducing, "")
 		return
 	}
-	if p.consumerProtocol() {
-		if !p.cgClose() {
-			return
-		}
-	} else if !p.classicClose() {
+	if !p.mm.close() {
 		return
 	}
 	p.end(LifecycleClosed)

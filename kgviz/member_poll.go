@@ -20,11 +20,7 @@ func (p *member) poll() {
 	}
 	settled := p.revokeSettled // the commit before a revocation was answered
 	p.revokeSettled = false
-	if p.consumerProtocol() {
-		if !p.cgPoll(settled) {
-			return
-		}
-	} else if !p.classicPoll(settled) {
+	if !p.mm.poll(settled) {
 		return
 	}
 	p.pollFetch()
@@ -96,10 +92,7 @@ func (p *member) classicPoll(settled bool) bool {
 // position, then one Fetch.
 func (p *member) pollFetch() {
 	g := &p.group
-	retry := g.state == ClassicStable && !g.rejoinNeeded
-	if p.consumerProtocol() {
-		retry = p.cg.state == ConsumerStable
-	}
+	retry := p.mm.stable() && (p.consumerProtocol() || !g.rejoinNeeded)
 	if p.commitOwed && retry && (p.cfg.commit == CommitAfter || p.cfg.commit == CommitBefore) {
 		// RebalanceInProgressException: "try completing the rebalance by
 		// calling poll() and then retry the operation"; under the consumer
@@ -115,11 +108,8 @@ func (p *member) pollFetch() {
 		}
 	}
 	if missing := p.missingPositions(); missing != nil {
-		req := p.w.reqs.fetches.next()
-		*req = broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
-		if p.consumerProtocol() && p.cg.commitEpoch > 0 {
-			req.MemberID, req.MemberEpoch = g.memberID, p.cg.commitEpoch // OffsetFetch v9: the member names itself
-		}
+		req := &broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
+		p.mm.offsetFetch(req)
 		p.request(req, g.generation)
 		p.phase = PhaseOffsetFetch
 		p.setActivity(event.ActivityOffsetFetch, "")
@@ -127,7 +117,7 @@ func (p *member) pollFetch() {
 	}
 	want, data := p.fetchWanted()
 	if !data {
-		if p.cfg.commit == CommitAfter && p.cfg.commitEvery > 1 && (g.state == ClassicStable || p.consumerProtocol() && p.cg.state == ConsumerStable) {
+		if p.cfg.commit == CommitAfter && p.cfg.commitEvery > 1 && p.mm.stable() {
 			// WithCommitEvery: the application commits what it has processed
 			// once it has caught up (commitAsync)
 			if offs := p.dirtyOffsets(p.owned); len(offs) > 0 {
@@ -197,28 +187,6 @@ func (p *member) fetchWanted() (want []broker.FetchPartition, data bool) {
 		}
 	}
 	return want, true
-}
-
-// idleFast is poll() for a member that found nothing to read last time and
-// whose partitions and positions have not changed since: input topics never
-// grow, so it would find nothing again.
-func (p *member) idleFast() bool {
-	g := &p.group
-	if p.idleVer != p.ver || p.lifecycle == LifecycleClosing || p.commitOwed {
-		return false // a commit owed (RebalanceInProgressException, STALE_MEMBER_EPOCH) is retried by poll()
-	}
-	if p.consumerProtocol() {
-		if p.cg.state != ConsumerStable || p.cg.lost {
-			return false
-		}
-	} else if g.rejoinNeeded || g.havePending || g.state != ClassicStable || g.hbFailed != "" {
-		return false
-	}
-	if p.cfg.commit == AutoCommit && p.now()-p.lastAuto >= p.cfg.autoCommitInterval {
-		return false
-	}
-	p.lastPoll = p.now()
-	return true
 }
 
 func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {

@@ -45,6 +45,13 @@ func (l Lifecycle) String() string {
 // Alive says whether the process still runs (starting, running, closing or replaced).
 func (l Lifecycle) Alive() bool { return l >= LifecycleStarting && l <= LifecycleReplaced }
 
+// setLifecycle is the one writer of a process's lifecycle (startProcess
+// gives it LifecycleStarting): Starting → Running when the coordinator is
+// found (onFindCoordinatorResponse); Starting or Running → Closing (Close,
+// Restart); a process in a slow record → Replaced (Restart); any → an end
+// state (Closed, Crashed, Failed, Stopped) through end, once.
+func (p *member) setLifecycle(l Lifecycle) { p.lifecycle = l }
+
 // ClassicMemberState is a consumer's membership in a classic group as it
 // sees it (Kafka's AbstractCoordinator.MemberState). The consumer protocol of
 // KIP-848 has its own client-side states (ConsumerMembershipManager's
@@ -163,15 +170,16 @@ func (ph Phase) String() string {
 	return "unknown"
 }
 
-// pollPhases is the set of the phases inside poll(), one bit per phase.
-const pollPhases = 1<<PhaseInitProducerID | 1<<PhaseFindCoordinator | 1<<PhasePoll | 1<<PhaseRebalance |
-	1<<PhaseOffsetFetch | 1<<PhaseFetch | 1<<PhaseRevokeCommit | 1<<PhaseRetryCommit
-
 // inPoll says whether the application is inside poll() in this phase (which
-// keeps max.poll.interval.ms from expiring): a test of a bit, asked several
-// times per member and tick, where a switch over the eight phases took a
-// chain of compares.
-func (ph Phase) inPoll() bool { return uint64(pollPhases)>>ph&1 != 0 }
+// keeps max.poll.interval.ms from expiring).
+func (ph Phase) inPoll() bool {
+	switch ph {
+	case PhaseInitProducerID, PhaseFindCoordinator, PhasePoll, PhaseRebalance, PhaseOffsetFetch, PhaseFetch,
+		PhaseRevokeCommit, PhaseRetryCommit:
+		return true
+	}
+	return false
+}
 
 // MemberInfo is a snapshot of one member's newest process.
 type MemberInfo struct {

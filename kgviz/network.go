@@ -37,9 +37,7 @@ type network struct {
 	// error answers is recorded once, successful ones never
 	lastHB []hbNote // by connection
 	// hbAt: by connection, while deliverDue runs: 1 + the index among this
-	// tick's due heartbeats of the first one that connection sent, if a
-	// request of that connection is due too (-1: such a request, no
-	// heartbeat; 0: none)
+	// tick's due heartbeats of the first one that connection sent (0: none)
 	hbAt []int32
 }
 
@@ -58,21 +56,11 @@ func (n *network) send(env broker.Envelope, p *member) int {
 	return n.put(laneNormal, &env, p, true)
 }
 
-// sendHeartbeat puts member p's heartbeat request m, of generation gen,
-// on the wire (not recorded): what put(laneHeartbeat,
-// &broker.Envelope{From: p.name, To: the broker, Conn: p.conn,
-// Generation: gen, Msg: m}, p, false) does, with the flight built in place
-// from parts passed in registers, as Reply builds the broker's answers: an
-// envelope built on the stack and then copied waits for its stores to
-// reach the cache, at every member's every tick (BenchmarkIdleGroup).
-func (n *network) sendHeartbeat(p *member, gen int, m *broker.HeartbeatRequest) int {
-	n.nextMsg++
-	f := n.slot(laneHeartbeat)
-	f.env.ID, f.env.ReplyTo, f.env.From, f.env.To, f.env.Conn, f.env.Generation, f.env.Msg = n.nextMsg, 0, p.name, n.w.broker.Name(), p.conn, gen, m
-	// a request is never lost (only a ProduceResponse is), and a
-	// heartbeat is not recorded
-	f.sentAt, f.proc, f.recorded, f.lost, f.done = n.w.now(), p, false, false, false
-	return n.nextMsg
+// sendHeartbeat puts a classic member's Heartbeat on the heartbeat lane,
+// not recorded (a heartbeat answer is recorded when it brings news; see
+// laneOf).
+func (n *network) sendHeartbeat(env broker.Envelope, p *member) int {
+	return n.put(laneHeartbeat, &env, p, false)
 }
 
 // sendConsumerHeartbeat puts a ConsumerGroupHeartbeat on the heartbeat lane;
@@ -90,36 +78,6 @@ func (n *network) Send(env broker.Envelope) {
 	}
 	lane, record := n.laneOf(env.Msg, env.Conn, env.Generation)
 	n.put(lane, &env, p, record)
-}
-
-// Reply is the broker's Send of its answer m to request replyTo from to
-// (broker.Replier): the same envelope, the same lane and record, but built
-// in place in its flight from parts passed in registers. An envelope passed
-// by value is built by the broker field by field and copied to the stack
-// in 16-byte moves, and each such load of two 8-byte stores waits for them
-// to reach the cache: through Reply an idle member's tick (one heartbeat
-// and its answer) costs a tenth less (BenchmarkIdleGroup).
-func (n *network) Reply(replyTo int, to string, conn, gen int, m kafka.Message) {
-	var p *member
-	from := n.w.broker.Name()
-	if to != from {
-		p = n.w.conns[conn]
-	}
-	lane, record := n.laneOf(m, conn, gen)
-	// put's work, with the envelope written in place
-	n.nextMsg++
-	f := n.slot(lane)
-	// field by field: a composite literal would be built on the stack and
-	// copied, the very copy Reply is there to avoid
-	f.env.ID, f.env.ReplyTo, f.env.From, f.env.To, f.env.Conn, f.env.Generation, f.env.Msg = n.nextMsg, replyTo, from, to, conn, gen, m
-	f.sentAt, f.proc, f.recorded, f.lost, f.done = n.w.now(), p, record, false, false
-	if _, ok := m.(*broker.ProduceResponse); ok && p != nil && p.loseNextProduce {
-		p.loseNextProduce = false
-		f.lost = true
-	}
-	if record {
-		n.record(event.EvSend, f, "")
-	}
 }
 
 // laneOf is the lane of a message the broker sends, and whether it is recorded.
@@ -143,40 +101,22 @@ func (n *network) laneOf(m kafka.Message, conn, gen int) (lane int, record bool)
 	return lane, record
 }
 
+// put is the one way onto the wire: every message, a client's or the
+// broker's, is appended to its lane here (and recorded if record).
 func (n *network) put(lane int, env *broker.Envelope, p *member, record bool) int {
 	n.nextMsg++
-	// Built in place at the end of its lane rather than copied there: a
-	// flight is large, and every tick puts one or two per member on the
-	// wire. Field by field: a whole envelope copied is a typedmemmove,
-	// which while the collector marks runs a bulk barrier over it.
-	f := n.slot(lane)
-	f.env.ID, f.env.ReplyTo, f.env.From, f.env.To, f.env.Conn, f.env.Generation, f.env.Msg = n.nextMsg, env.ReplyTo, env.From, env.To, env.Conn, env.Generation, env.Msg
-	f.sentAt, f.proc, f.recorded, f.lost, f.done = n.w.now(), p, record, false, false
-	if _, ok := env.Msg.(*broker.ProduceResponse); ok && p != nil && p.loseNextProduce {
+	e := *env
+	e.ID = n.nextMsg
+	f := flight{env: e, sentAt: n.w.now(), proc: p, recorded: record}
+	if _, ok := e.Msg.(*broker.ProduceResponse); ok && p != nil && p.loseNextProduce {
 		p.loseNextProduce = false
 		f.lost = true
 	}
+	n.lanes[lane] = append(n.lanes[lane], f)
 	if record {
-		n.record(event.EvSend, f, "")
+		n.record(event.EvSend, &f, "")
 	}
 	return n.nextMsg
-}
-
-// slot returns a new last flight of lane, for its caller to write whole:
-// every field, since it may hold a flight delivered before (see
-// deliverDue). Taken by reslicing while the lane's array has room, rather
-// than by appending a zero flight: the zeroing of a slot that held
-// pointers runs a bulk write barrier while the collector marks, and the
-// caller's stores run their own.
-func (n *network) slot(lane int) *flight {
-	l := n.lanes[lane]
-	if len(l) < cap(l) {
-		l = l[:len(l)+1]
-	} else {
-		l = append(l, flight{})
-	}
-	n.lanes[lane] = l
-	return &l[len(l)-1]
 }
 
 // record records a message in flight (EvSend, EvDrop with its reason). The
@@ -224,33 +164,23 @@ func (n *network) deliverDue() {
 	}
 	hb, normal := due[laneHeartbeat], due[laneNormal]
 	// A heartbeat goes before the later requests of its connection: the
-	// connections with a client's request due in the normal lane are
-	// marked (-1), then the first due heartbeat of each marked connection
-	// is noted (1 + its index). Most ticks have no such request (an idle
-	// group sends only heartbeats), and their heartbeats are delivered
-	// without a look.
+	// first due heartbeat of each connection to the broker is noted, and
+	// delivered just before the first request of that connection sent
+	// after it.
 	name := n.w.broker.Name()
-	marked := false
-	if len(hb) > 0 {
-		for i := range normal {
-			if f := &normal[i]; f.proc != nil && f.env.To == name && f.env.Conn > 0 {
-				for len(n.hbAt) <= f.env.Conn {
-					n.hbAt = append(n.hbAt, 0)
-				}
-				n.hbAt[f.env.Conn], marked = -1, true
+	for i := range hb {
+		if c := hb[i].env.Conn; hb[i].proc != nil && hb[i].env.To == name && c > 0 {
+			for len(n.hbAt) <= c {
+				n.hbAt = append(n.hbAt, 0)
 			}
-		}
-	}
-	if marked {
-		for i := range hb {
-			if c := hb[i].env.Conn; c > 0 && c < len(n.hbAt) && n.hbAt[c] == -1 && hb[i].proc != nil && hb[i].env.To == name {
+			if n.hbAt[c] == 0 {
 				n.hbAt[c] = int32(i + 1)
 			}
 		}
 	}
 	for i := range normal {
 		f := &normal[i]
-		if c := f.env.Conn; marked && f.proc != nil && f.env.To == name && c > 0 && n.hbAt[c] > 0 {
+		if c := f.env.Conn; f.proc != nil && f.env.To == name && c > 0 && c < len(n.hbAt) && n.hbAt[c] != 0 {
 			if j := n.hbAt[c] - 1; hb[j].env.ID < f.env.ID {
 				n.hbAt[c] = 0
 				hb[j].done = true
@@ -259,25 +189,19 @@ func (n *network) deliverDue() {
 		}
 		n.deliver(f)
 	}
-	if marked {
-		for i := range normal {
-			if c := normal[i].env.Conn; c > 0 && c < len(n.hbAt) {
-				n.hbAt[c] = 0
-			}
-		}
-	}
 	for i := range hb {
+		if c := hb[i].env.Conn; c > 0 && c < len(n.hbAt) {
+			n.hbAt[c] = 0
+		}
 		if !hb[i].done {
 			n.deliver(&hb[i])
 		}
 	}
 	for lane := range due {
-		// Not cleared: every slot a lane takes is written whole (put, Reply
-		// and sendHeartbeat write every field of the slot they take;
-		// deliverDue appends whole flights),
-		// so what the delivered flights leave in the array is never read,
-		// only kept alive until the lane fills over it. Clearing it cost a
-		// write barrier per pointer while the collector marks.
+		// Not cleared: what the delivered flights leave in the array is
+		// never read (put appends whole flights), only kept alive until the
+		// lane fills over it; clearing cost a write barrier per pointer
+		// while the collector marks.
 		n.spare[lane] = due[lane][:0]
 	}
 }
@@ -290,12 +214,6 @@ func (n *network) deliver(f *flight) {
 		return
 	}
 	if f.env.To == n.w.broker.Name() {
-		if m, ok := f.env.Msg.(*broker.HeartbeatRequest); ok {
-			// Receive's case, the envelope by reference (the broker
-			// only reads it, and no send touches f)
-			n.w.broker.ReceiveHeartbeat(&f.env, m)
-			return
-		}
 		n.w.broker.Receive(f.env)
 		return
 	}
@@ -311,9 +229,6 @@ func (n *network) deliver(f *flight) {
 		if m.ErrorCode != kafka.NONE {
 			n.w.ver++
 		}
-		// receive's case, without the copy of the envelope
-		p.onHeartbeatResponse(f.env.ReplyTo, m)
-		return
 	case *broker.ConsumerGroupHeartbeatResponse:
 		if m.ErrorCode != kafka.NONE || m.Assignment != nil || m.MemberEpoch != p.cg.epoch {
 			n.w.ver++

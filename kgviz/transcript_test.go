@@ -9,6 +9,7 @@ import (
 
 	"github.com/cockroachdb/datadriven"
 	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/scenarios"
 )
 
 // TestTranscripts replays the golden protocol transcripts in
@@ -51,6 +52,20 @@ func TestTranscripts(t *testing.T) {
 						runLine(t, td, w, strings.Fields(line))
 					}
 					return transcript(w.EventsSince(start), families, assignments) + errOrOK(w)
+				case "demo":
+					// demo name=NAME: one of DEMOS.md's twelve worlds (package
+					// scenarios), run as the report runs it, and its whole story:
+					// every request and answer but Fetch, every state change.
+					var name string
+					td.ScanArgs(t, "name", &name)
+					d, ok := scenarios.Find(name)
+					if !ok {
+						td.Fatalf(t, "no demo %q", name)
+					}
+					w = d.World()
+					families := map[string]bool{kgviz.FamilyGroup: true, kgviz.FamilyOffsets: true, kgviz.FamilyProduce: true,
+						kgviz.FamilyTransactions: true}
+					return transcript(w.EventsSince(0), families, true) + errOrOK(w)
 				case "state":
 					if w == nil {
 						td.Fatalf(t, "state before world")

@@ -37,7 +37,6 @@ type World struct {
 	topics    []topicSpec
 	inputTPs  []TopicPartition
 	topicBase map[string]int // input topic → index of its partition 0 in inputTPs
-	topicList []topicRange   // the same, as a list: index scans it when it is short
 	shortBy   []string       // by input partition index: the page's name ("o2")
 	invoices  TopicPartition
 
@@ -71,7 +70,6 @@ type World struct {
 
 	marks  partitionMarks // scratch: a process's owned input partitions, marked
 	leader leaderScratch  // scratch: the leader's plan (leaderPlan)
-	reqs   requestBlocks  // the members' JoinGroup, SyncGroup and OffsetFetch requests, by block
 
 	topicNamesOnce []string // topicNames, once made
 }
@@ -118,7 +116,6 @@ func (w *World) init() {
 	for _, t := range w.topics {
 		w.broker.CreateTopic(t.name, t.partitions)
 		w.topicBase[t.name] = len(w.inputTPs)
-		w.topicList = append(w.topicList, topicRange{t.name, len(w.inputTPs), t.partitions})
 		for p := 0; p < t.partitions; p++ {
 			tp := TopicPartition{Topic: t.name, Partition: p}
 			w.inputTPs = append(w.inputTPs, tp)
@@ -225,36 +222,13 @@ func (w *World) topicCounts() map[string]int {
 }
 
 // index returns an input partition's index in inputTPs, -1 for any other partition.
-// It is on every path that touches a partition (a rebalance of 500 members
-// over 5000 partitions asks it about ten million times), so with a few input
-// topics it compares names instead of hashing them.
 func (w *World) index(tp TopicPartition) int32 {
-	if len(w.topicList) <= maxScannedTopics {
-		for _, t := range w.topicList {
-			if t.name == tp.Topic {
-				if tp.Partition < 0 || tp.Partition >= t.partitions {
-					return -1
-				}
-				return int32(t.base + tp.Partition)
-			}
-		}
-		return -1
-	}
 	base, ok := w.topicBase[tp.Topic]
 	if !ok || tp.Partition < 0 || base+tp.Partition >= len(w.inputTPs) || w.inputTPs[base+tp.Partition].Topic != tp.Topic {
 		return -1
 	}
 	return int32(base + tp.Partition)
 }
-
-// topicRange is an input topic's partitions in inputTPs.
-type topicRange struct {
-	name             string
-	base, partitions int
-}
-
-// maxScannedTopics: up to this many input topics, index compares names.
-const maxScannedTopics = 8
 
 // short names an input partition the page's way ("o2"); others as Kafka does.
 func (w *World) short(tp TopicPartition) string {
@@ -370,7 +344,7 @@ func (w *World) Close(id string) *World {
 	if p.lifecycle == LifecycleClosing { // close() twice is a no-op, as in Kafka
 		return w
 	}
-	p.lifecycle = LifecycleClosing
+	p.setLifecycle(LifecycleClosing)
 	p.event(event.Event{Type: event.EvClose})
 	if p.phase.inPoll() && p.phase != PhaseRevokeCommit && p.phase != PhaseInitProducerID && p.phase != PhaseFindCoordinator {
 		p.close() // the application is in poll(): close() runs now
@@ -438,13 +412,13 @@ func (w *World) Restart(id string) *World {
 	case !p.alive():
 		w.startProcess(id, w.restartConfig(p))
 	case p.inSlowRecord():
-		p.lifecycle = LifecycleReplaced
+		p.setLifecycle(LifecycleReplaced)
 		p.touch()
 		p.event(event.Event{Type: event.EvZombie, Reason: event.ReasonReplaced})
 		w.startProcess(id, w.restartConfig(p))
 	default:
 		if p.lifecycle != LifecycleClosing {
-			p.lifecycle = LifecycleClosing
+			p.setLifecycle(LifecycleClosing)
 			p.event(event.Event{Type: event.EvClose})
 		}
 		p.restartOnClose = true

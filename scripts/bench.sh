@@ -4,19 +4,33 @@
 #
 #   scripts/bench.sh            all five, after the machine's figures
 #   scripts/bench.sh machine demo scale rolling notebook memory   any of them
+#   scripts/bench.sh guard      the side-by-side guard (below); BENCH_BASE=<commit> to change
+#                               its base (default 8717557), GUARD_ROUNDS (default 3),
+#                               GUARD_ONLY=<regexp> for some of its benchmarks
+#
+#   guard        builds the kgviz test binaries of this work tree and of BENCH_BASE and runs
+#                them alternately, GUARD_ROUNDS rounds, one process per benchmark: the four
+#                500-member rolling restarts (BenchmarkRollingRestart and
+#                BenchmarkRollingRestartKIP848, dynamic and static, 1 iteration each) and
+#                BenchmarkDemoWorld (10 iterations, 10^6 ticks). The figure is the process's
+#                user+sys CPU time (the machine may be shared: CPU, not wall-clock, and the two
+#                sides alternate so both meet the same load). The guard, on the medians:
+#                rolling restarts <= 1.5x BENCH_BASE, DemoWorld <= 1.1x BENCH_BASE.
+#                The absolute CPU-second targets of "demo" and "rolling" are retired (issue 25):
+#                seconds differ 3.4x between machines of one kind; only these ratios are targets.
 #
 #   0. machine   BenchmarkDependentLoad (internal/machine): ns per dependent load over 1, 8,
 #                32 and 256 MiB; no target. The large benchmarks follow it more than the
 #                processor's speed (docs/performance.md), so compare figures of two machines
 #                only beside these.
-#   1. demo      BenchmarkDemoWorld: 10^6 ticks of the demo world               target < 1 s
+#   1. demo      BenchmarkDemoWorld: 10^6 ticks of the demo world  (no absolute target: see guard)
 #   2. scale     BenchmarkStickyKafkaSideBySide (sticky, cooperative-sticky) on Kafka's scale test:
 #                the harness runs Kafka's own assignors first in one JVM (the plans must be the
 #                same), then kgviz's are timed; by CPU time (medians for Kafka; wall-clock times
 #                printed too)        target <= 0.5x Kafka fresh, <= 0.1x Kafka re-assignment
 #   3. rolling   BenchmarkRollingRestart: 500 members, 5000 partitions, dynamic and static,
-#                by CPU time (wall-clock printed too)              targets 2 s and 0.5 s;
-#                BenchmarkRollingRestartKIP848, the same under KIP-848   targets 2 s and 2 s
+#                by CPU time (wall-clock printed too); BenchmarkRollingRestartKIP848, the same
+#                under KIP-848   (no absolute targets: see guard)
 #   4. notebook  a demo cell vs a bare cell in one GoNB kernel (scripts/bench_notebook.py)
 #                                                                              target <= 1.25x
 #   5. memory    BenchmarkEventMemory: bytes per recorded event, in the log's encoding and on
@@ -37,6 +51,59 @@ export KGVIZ_ROLLING_BUDGET=${KGVIZ_ROLLING_BUDGET:-60s}
 WHAT=("$@")
 [ ${#WHAT[@]} -gt 0 ] || WHAT=(machine demo scale rolling notebook memory)
 want() { local w; for w in "${WHAT[@]}"; do [ "$w" = "$1" ] && return 0; done; return 1; }
+
+# guard: see the header. Runs on its own (not with the other modes).
+if [ "${WHAT[0]}" = guard ]; then
+	BASE=${BENCH_BASE:-8717557}
+	ROUNDS=${GUARD_ROUNDS:-3}
+	G=$PWD/$OUT/guard
+	rm -rf "$G" && mkdir -p "$G/base-src"
+	git archive "$BASE" | tar -x -C "$G/base-src"
+	go test -c -o "$G/new.test" ./kgviz
+	(cd "$G/base-src" && go test -c -o "$G/base.test" ./kgviz)
+	echo "kgviz guard $(date -u +%FT%TZ): $(git rev-parse --short HEAD)$(git diff --quiet HEAD -- kgviz || echo '+dirty') vs $BASE, $ROUNDS rounds, $(nproc) cores, $(go version | awk '{print $3}'), load average $(cut -d' ' -f1-3 /proc/loadavg)"
+	BENCHES=("BenchmarkRollingRestart/dynamic" "BenchmarkRollingRestart/static" "BenchmarkRollingRestartKIP848/dynamic" "BenchmarkRollingRestartKIP848/static" "BenchmarkDemoWorld")
+	if [ -n "${GUARD_ONLY:-}" ]; then # a regular expression: only the benchmarks it matches
+		sel=()
+		for b in "${BENCHES[@]}"; do [[ $b =~ $GUARD_ONLY ]] && sel+=("$b"); done
+		BENCHES=("${sel[@]}")
+	fi
+	# cpu BINARY BENCH: user+sys CPU seconds of one process running BENCH
+	cpu() {
+		local bin=$1 b=$2 re n=1x
+		case $b in
+		BenchmarkDemoWorld) re='^BenchmarkDemoWorld$' n=10x ;;
+		*) re="^${b%%/*}\$/^${b#*/}\$/^members=500\$" ;;
+		esac
+		local TIMEFORMAT='%U %S'
+		{ time KGVIZ_ROLLING_BUDGET=1h "$bin" -test.run '^$' -test.bench "$re" -test.benchtime "$n" -test.count 1 -test.timeout 2h >"$G/last.txt"; } 2>"$G/time.txt"
+		grep -q '^ok\|^PASS' "$G/last.txt" || { cat "$G/last.txt"; echo "bench.sh guard: $bin $b failed" >&2; exit 1; }
+		awk '{ printf "%.3f", $1 + $2 }' "$G/time.txt"
+	}
+	for r in $(seq "$ROUNDS"); do
+		for b in "${BENCHES[@]}"; do
+			# alternate which side goes first, round by round
+			if [ $((r % 2)) = 1 ]; then sides=(base new); else sides=(new base); fi
+			for side in "${sides[@]}"; do
+				c=$(cpu "$G/$side.test" "$b")
+				echo "$r $side $b $c" | tee -a "$G/raw.txt"
+			done
+		done
+	done
+	printf '%-40s %-22s %-22s %-7s %-6s %s\n' benchmark "base cpu-s (median)" "new cpu-s (median)" ratio limit verdict | tee "$G/results.txt"
+	for b in "${BENCHES[@]}"; do
+		limit=1.5
+		[ "$b" = BenchmarkDemoWorld ] && limit=1.1
+		med() { awk -v s="$1" -v b="$b" '$2 == s && $3 == b { print $4 }' "$G/raw.txt" | sort -g | awk '{ a[NR] = $1 } END { print (NR % 2 ? a[(NR + 1) / 2] : (a[NR / 2] + a[NR / 2 + 1]) / 2) }'; }
+		all() { awk -v s="$1" -v b="$b" '$2 == s && $3 == b { printf "%s%s", sep, $4; sep = "," }' "$G/raw.txt"; }
+		mb=$(med base) mn=$(med new)
+		r=$(awk -v a="$mn" -v b="$mb" 'BEGIN { printf "%.3f", a / b }')
+		v=$(awk -v r="$r" -v l="$limit" 'BEGIN { print (r <= l ? "PASS" : "MISS") }')
+		printf '%-40s %-22s %-22s %-7s %-6s %s\n' "$b" "$mb ($(all base))" "$mn ($(all new))" "$r" "${limit}x" "$v" | tee -a "$G/results.txt"
+	done
+	echo "bench.sh guard: results in $G/results.txt; every run in $G/raw.txt"
+	exit 0
+fi
 
 RESULTS=$OUT/results.txt
 : >"$RESULTS"
@@ -68,7 +135,7 @@ if want demo; then
 	s=$(awk -v t="$tps" 'BEGIN { printf "%.3f", 1e6 / t }')
 	cs=$(awk -v t="$ctps" 'BEGIN { printf "%.3f", 1e6 / t }')
 	# By CPU time, as the other figures (the machine may be shared); wall-clock in the label.
-	row "demo world: 10^6 ticks (wall ${s} s)" "${cs} s cpu" "1 s" "$(ratio "$cs" 1)" "$(verdict "$cs" 1)"
+	row "demo world: 10^6 ticks (wall ${s} s)" "${cs} s cpu" "guard" "-" "info"
 fi
 
 if want memory; then
@@ -110,12 +177,7 @@ if want rolling; then
 		for kind in dynamic static; do
 			name="$bench/$kind/members=500/partitions=5000"
 			label="rolling restart 500x5000, $kind"
-			limit=2
-			if [ "$bench" = BenchmarkRollingRestart ]; then
-				[ "$kind" = static ] && limit=0.5
-			else
-				label="rolling restart 500x5000, KIP-848 $kind"
-			fi
+			[ "$bench" = BenchmarkRollingRestartKIP848 ] && label="rolling restart 500x5000, KIP-848 $kind"
 			ns=$(nsop "$name" "$OUT/rolling.txt")
 			done_=$(metric "$name" restarted "$OUT/rolling.txt")
 			proj=$(metric "$name" projected-s "$OUT/rolling.txt")
@@ -123,10 +185,10 @@ if want rolling; then
 			cpu=$(awk -v c="$(metric "$name" cpu-s/op "$OUT/rolling.txt")" 'BEGIN { printf "%.2f", c }')
 			if [ "${done_%.*}" = 500 ]; then
 				# By CPU time, as for the scale benchmarks (the machine may be shared); wall in the label.
-				row "$label (wall ${s} s)" "${cpu} s cpu" "$limit s" "$(ratio "$cpu" "$limit")" "$(verdict "$cpu" "$limit")"
+				row "$label (wall ${s} s)" "${cpu} s cpu" "guard" "-" "info"
 			else
 				pcpu=$(awk -v c="$cpu" -v d="$done_" 'BEGIN { printf "%.1f", (d > 0 ? c * 500 / d : 0) }')
-				row "$label (wall >=${proj} s)" ">=${pcpu} s cpu" "$limit s" "$(ratio "$pcpu" "$limit")" "MISS (${done_%.*}/500 restarts in ${s} s wall, ${cpu} s cpu; projected)"
+				row "$label (wall >=${proj} s)" ">=${pcpu} s cpu" "guard" "-" "info (${done_%.*}/500 restarts in ${s} s wall, ${cpu} s cpu; projected)"
 			fi
 		done
 	done

@@ -54,9 +54,9 @@ func (gc *GroupCoordinator) handleOffsetFetch(env Envelope, req *OffsetFetchRequ
 		}
 	}
 	o := gc.groupOffsets(req.GroupID)
-	resp := gc.fetchAnswers.response()
+	resp := &OffsetFetchResponse{}
 	if len(req.Partitions) > 0 {
-		resp.Offsets = gc.fetchAnswers.offsets(len(req.Partitions))
+		resp.Offsets = make([]PartitionOffset, 0, len(req.Partitions))
 	}
 	var topic string
 	var list []committedOffset
@@ -74,39 +74,6 @@ func (gc *GroupCoordinator) handleOffsetFetch(env Envelope, req *OffsetFetchRequ
 		resp.Offsets = append(resp.Offsets, PartitionOffset{tp, off})
 	}
 	gc.b.reply(env, gen, resp)
-}
-
-// fetchAnswers hands out OffsetFetch answers carved from larger blocks:
-// every member fetches its offsets after each rebalance, and one allocation
-// per block instead of two per answer is much cheaper. A slot is handed out
-// once and never again (an answer is never changed once sent): a block is
-// dropped when it is used up, and lives on as long as an answer in it does.
-type fetchAnswers struct {
-	resps []OffsetFetchResponse
-	offs  []PartitionOffset
-}
-
-const fetchAnswersBlock = 64 // answers per block; offsets: 16 times as many
-
-// response returns a new, zero answer.
-func (a *fetchAnswers) response() *OffsetFetchResponse {
-	if len(a.resps) == 0 {
-		a.resps = make([]OffsetFetchResponse, fetchAnswersBlock)
-	}
-	r := &a.resps[0]
-	a.resps = a.resps[1:]
-	return r
-}
-
-// offsets returns a new, empty list of capacity n, capped: appending more
-// than n cannot write into another answer's.
-func (a *fetchAnswers) offsets(n int) []PartitionOffset {
-	if cap(a.offs) < n {
-		a.offs = make([]PartitionOffset, 0, max(n, 16*fetchAnswersBlock))
-	}
-	l := a.offs[:0:n]
-	a.offs = a.offs[n:n]
-	return l
 }
 
 func (r *OffsetFetchRequest) Encode(e *event.Encoder) {

@@ -61,38 +61,13 @@ func heartbeatResponse(code kafka.ErrorCode) *HeartbeatResponse {
 	return &HeartbeatResponse{ErrorCode: code}
 }
 
-// ReceiveHeartbeat is Receive of a heartbeat request, its envelope passed
-// by reference: every member sends one every tick, and Receive's envelope,
-// passed by value, was copied again into each handler on the way to the
-// answer (each copy a load of fresh stores). env is only read, and only
-// during the call.
-func (b *Broker) ReceiveHeartbeat(env *Envelope, req *HeartbeatRequest) {
-	if b.tap != nil {
-		b.tap.Received(b.clock.Now(), env)
-	}
-	b.groups.handleHeartbeat(env, req)
-}
-
-func (gc *GroupCoordinator) handleHeartbeat(env *Envelope, req *HeartbeatRequest) {
+func (gc *GroupCoordinator) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
 	g := gc.Classic(req.GroupID)
 	if g == nil {
-		gc.b.replyRef(env, 0, heartbeatResponse(kafka.UNKNOWN_MEMBER_ID))
+		gc.b.reply(env, 0, heartbeatResponse(kafka.UNKNOWN_MEMBER_ID))
 		return
 	}
 	g.handleHeartbeat(env, req)
-}
-
-// replyRef is reply for a request envelope passed by reference.
-func (b *Broker) replyRef(req *Envelope, gen int, m kafka.Message) {
-	if b.tap != nil {
-		b.reply(*req, gen, m)
-		return
-	}
-	if b.replier != nil {
-		b.replier.Reply(req.ID, req.From, req.Conn, gen, m)
-		return
-	}
-	b.reply(*req, gen, m)
 }
 
 func (r *HeartbeatRequest) Encode(e *event.Encoder) {

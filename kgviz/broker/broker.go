@@ -88,14 +88,13 @@ type Config struct {
 
 // Broker is the one broker of a simulated cluster.
 type Broker struct {
-	name    string
-	clock   *clock.Clock
-	net     Network
-	replier Replier // net, if it is one
-	rec     Recorder
-	pname   func(kafka.TopicPartition) string
-	logs    map[kafka.TopicPartition]*Log
-	topics  map[string]int // topic → partition count
+	name   string
+	clock  *clock.Clock
+	net    Network
+	rec    Recorder
+	pname  func(kafka.TopicPartition) string
+	logs   map[kafka.TopicPartition]*Log
+	topics map[string]int // topic → partition count
 
 	internal        bool // __consumer_offsets exists
 	creatingOffsets bool // its creation was asked for
@@ -131,7 +130,6 @@ func New(cfg Config, clk *clock.Clock, net Network, rec Recorder) *Broker {
 		logs: map[kafka.TopicPartition]*Log{}, topics: map[string]int{}, internal: cfg.InternalTopics,
 		consumerHeartbeatInterval: cfg.ConsumerGroupHeartbeatInterval, consumerSessionTimeout: cfg.ConsumerGroupSessionTimeout,
 		consumerAssignors: append([]string(nil), cfg.ConsumerGroupAssignors...)}
-	b.replier, _ = net.(Replier)
 	b.groups = newGroupCoordinator(b)
 	b.txns = newTxnCoordinator(b, cfg.TransactionVersion)
 	return b
@@ -180,29 +178,13 @@ func (b *Broker) record(e event.Event) {
 	}
 }
 
-// reply answers a request on its connection.
+// reply answers a request on its connection: every answer of the broker
+// goes out here, through its Network's Send.
 func (b *Broker) reply(req Envelope, gen int, m kafka.Message) {
 	if b.tap != nil {
 		m = b.tap.Answered(&req, m)
 	}
-	if b.replier != nil {
-		b.replier.Reply(req.ID, req.From, req.Conn, gen, m)
-		return
-	}
 	b.net.Send(Envelope{ReplyTo: req.ID, From: b.name, To: req.From, Conn: req.Conn, Generation: gen, Msg: m})
-}
-
-// Replier is a Network that also takes the broker's answers in parts:
-// Reply(replyTo, to, conn, generation, m) must do what
-// Send(Envelope{ReplyTo: replyTo, From: the broker's name, To: to, Conn:
-// conn, Generation: generation, Msg: m}) does. The broker answers through
-// Reply when its network has it: an Envelope passed by value is built field
-// by field and then copied to the stack in 16-byte moves, and each such
-// load of two fresh 8-byte stores waits for them to reach the cache; parts
-// go in registers (an idle member's tick, a heartbeat and its answer, costs
-// a tenth less).
-type Replier interface {
-	Reply(replyTo int, to string, conn, generation int, m kafka.Message)
 }
 
 // Receive handles one message that arrived at the broker: a client's
@@ -225,7 +207,7 @@ func (b *Broker) Receive(env Envelope) {
 	case *JoinGroupRequest:
 		b.groups.handleJoinGroup(env, m)
 	case *HeartbeatRequest:
-		b.groups.handleHeartbeat(&env, m)
+		b.groups.handleHeartbeat(env, m)
 	case *LeaveGroupRequest:
 		b.groups.handleLeaveGroup(env, m)
 	case *SyncGroupRequest:

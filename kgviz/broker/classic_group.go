@@ -40,11 +40,11 @@ type ClassicGroup struct {
 	inOrder []*classicMember
 	byID    []*classicMember
 
-	awaitingJoin   int              // members with a parked JoinGroup
-	supported      map[string]int   // protocol name → how many members support it (ClassicGroup.supportedProtocols)
-	byConn         []*classicMember // the member last validated on each connection (heartbeats)
+	awaitingJoin   int            // members with a parked JoinGroup
+	supported      map[string]int // protocol name → how many members support it (ClassicGroup.supportedProtocols)
 	rebalanceStart int
 	joinTimer      *clock.Timer
+	byConn         []*classicMember // the member last validated on each connection (validateHeartbeater)
 }
 
 // classicMember is the coordinator's view of one member (ClassicGroupMember).
@@ -331,9 +331,9 @@ func (m *classicMember) update(req *JoinGroupRequest) {
 // group's messages: its JoinGroup's protocols (whose metadata carries its
 // previous assignment), its share of a plan, its last JoinGroup and
 // SyncGroup (a leader's carries the whole plan). Nothing reads them once it
-// is removed, but the member itself may still be remembered (the heartbeats'
-// per-connection memory, byConn): without this, a rolling restart would keep
-// a plan alive for every member that ever left.
+// is removed, but the member itself may still be referenced (by its
+// session timer, by byConn): without this, a rolling restart would keep a
+// plan alive for every member that ever left.
 func (m *classicMember) forget() {
 	m.protocols, m.assignment, m.joinEnv, m.syncEnv = nil, nil, Envelope{}, Envelope{}
 }
@@ -728,9 +728,8 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 		m.awaitingSync = false
 		m.syncTimer.Stop()
 		// After a rebalance every follower whose SyncGroup comes after the
-		// leader's lands here: its answer is carved from a block.
-		resp := g.gc.syncAnswers.next()
-		*resp = SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment}
+		// leader's lands here.
+		resp := &SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: m.assignment}
 		g.b().reply(env, g.generation, resp)
 	}
 }
@@ -756,7 +755,7 @@ func (g *ClassicGroup) storePlan(plan []SyncGroupAssignment) {
 }
 
 // handleHeartbeat is GroupMetadataManager.classicGroupHeartbeat.
-func (g *ClassicGroup) handleHeartbeat(env *Envelope, req *HeartbeatRequest) {
+func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
 	code := kafka.NONE
 	if g.state == kafka.GroupDead {
 		code = kafka.COORDINATOR_NOT_AVAILABLE
@@ -775,13 +774,17 @@ func (g *ClassicGroup) handleHeartbeat(env *Envelope, req *HeartbeatRequest) {
 			g.heardFrom(m, g.now()-1)
 		}
 	}
-	g.b().replyRef(env, g.generation, heartbeatResponse(code))
+	g.b().reply(env, g.generation, heartbeatResponse(code))
 }
 
 // validateHeartbeater is validateMember with a per-connection memory of the
-// member last validated there: a heartbeat every tick from hundreds of
-// members then costs no map lookup. A remembered member is checked again in
-// full (still in the group, same member id and group.instance.id).
+// member last validated there (byConn). A fast path, kept for its figure:
+// every member heartbeats every tick, and without it each heartbeat costs
+// two map lookups by string (instances, members); with the coordinator's
+// group lookup (GroupCoordinator.Group) they were a quarter of the CPU of
+// the 500-member static rolling restart (scripts/bench.sh guard,
+// docs/performance.md). A remembered member is checked again in full (still
+// in the group, same member id and group.instance.id).
 func (g *ClassicGroup) validateHeartbeater(conn int, req *HeartbeatRequest) (*classicMember, kafka.ErrorCode) {
 	if conn > 0 && conn < len(g.byConn) {
 		if m := g.byConn[conn]; m != nil && !m.removed && m.id == req.MemberID && m.instanceID == req.GroupInstanceID {

@@ -47,9 +47,9 @@ type ConsumerGroup struct {
 	static          map[string]string            // group.instance.id → member id
 	target          map[string]modern.Assignment // the target assignment, by member id
 	owner           map[modern.TopicID][]*consumerMember
-	assignors       map[string]int // group.remote.assignor → members asking for it
-	unreconciled    int            // members not STABLE at the target epoch
-	byConn          []*consumerMember
+	assignors       map[string]int    // group.remote.assignor → members asking for it
+	unreconciled    int               // members not STABLE at the target epoch
+	byConn          []*consumerMember // the member last updated on each connection (plainHeartbeat)
 	img             *modern.TopicsImage
 	imgTopics       int                          // the broker's topic count the image was built from
 	recordedEpoch   int                          // the group epoch of the last EvGroupState
@@ -73,14 +73,10 @@ type consumerMember struct {
 	removed         bool
 	reconciled      bool // counted as reconciled in the group's unreconciled count
 	// holdsTarget: the last reconciliation left the member STABLE, which
-	// means holding exactly its target; cleared when its target changes.
+	// means holding exactly its target; cleared when its target changes
+	// (setTarget). See reconcile.
 	holdsTarget bool
-	ok          *ConsumerGroupHeartbeatResponse // the last answer without an assignment, reused while it holds
 }
-
-// generalPathOnly sends every heartbeat and reconciliation through the
-// general path, for tests that compare it with the fast paths.
-var generalPathOnly bool
 
 func newConsumerGroup(gc *GroupCoordinator, id string) *ConsumerGroup {
 	return &ConsumerGroup{gc: gc, id: id, state: kafka.GroupEmpty, members: map[string]*consumerMember{}, static: map[string]string{},
@@ -276,15 +272,8 @@ func (g *ConsumerGroup) heardFrom(m *consumerMember, sent int) {
 // (consumerGroupFenceMemberOperation, "the member session expired"). The
 // timer is the member's own (heardFrom made it for m, member id id), and
 // forget stops it when it removes m, the only way m leaves g.members; so
-// while m is not removed it is the group's member of that id, which the
-// general path (generalPathOnly) looks up.
+// while m is not removed it is the group's member of that id.
 func (g *ConsumerGroup) sessionExpired(id string, m *consumerMember) {
-	if generalPathOnly {
-		var ok bool
-		if m, ok = g.members[id]; !ok {
-			return
-		}
-	}
 	if m.removed {
 		return
 	}
@@ -382,113 +371,33 @@ func plain(req *ConsumerGroupHeartbeatRequest) bool {
 // changed, (2) computes the new target assignment when the group epoch is
 // ahead of it, (3) reconciles this member towards its target.
 func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbeatRequest) {
-	// The common cases first: a plain heartbeat (nothing new) of a member
-	// the group knows on that connection, at its epoch, while the target
-	// assignment is up to date. The general path below would find the
-	// member unchanged (no metadata, no subscription change, so no epoch
-	// bump and no target assignment to compute) and go straight to its
-	// reconciliation; a reconciled member has nothing to reconcile either.
-	// TestConsumerGroupFastPathsMatchGeneralPath compares both paths.
-	if env.Conn > 0 && env.Conn < len(g.byConn) && !generalPathOnly {
-		if m := g.byConn[env.Conn]; m != nil && !m.removed && m.id == req.MemberID && m.instanceID == req.InstanceID &&
-			req.MemberEpoch == m.MemberEpoch && req.MemberEpoch > 0 && plain(req) && g.groupEpoch == g.assignmentEpoch &&
-			g.groupEpoch > 0 && m.clientID == env.From && (req.InstanceID == "" || g.static[req.InstanceID] == m.id) {
-			if m.reconciled {
-				g.heardFrom(m, g.now()-1)
-				g.b().reply(env, m.MemberEpoch, g.plainAnswer(m))
-				return
-			}
-			g.reconcileAndAnswer(env, m, g.target[m.id], nil, m.AssignedPartitions, false)
-			return
-		}
+	if g.plainHeartbeat(env, req) {
+		return
 	}
 	fail := func(code kafka.ErrorCode, msg string) {
 		g.b().reply(env, req.MemberEpoch, &ConsumerGroupHeartbeatResponse{ErrorCode: code, ErrorMessage: msg})
 	}
 	joining := req.MemberEpoch == JoinGroupMemberEpoch
-	var member *consumerMember   // the member as the coordinator knows it (nil: a new one)
-	var replaced *consumerMember // the static member this one replaces (KIP-345 under KIP-848)
+	var member, replaced *consumerMember
+	var code kafka.ErrorCode
+	var msg string
 	if req.InstanceID == "" {
-		// getOrMaybeSubscribeDynamicConsumerGroupMember
-		member = g.members[req.MemberID]
-		if member == nil && !joining {
-			fail(kafka.UNKNOWN_MEMBER_ID, "Member "+req.MemberID+" is not a member of group "+g.id+".")
-			return
-		}
-		if member != nil {
-			if code, msg := checkEpoch(member, req); code != kafka.NONE {
-				fail(code, msg)
-				return
-			}
-		}
+		member, code, msg = g.dynamicMember(req)
 	} else {
-		// getOrMaybeSubscribeStaticConsumerGroupMember
-		var existing *consumerMember
-		if id, ok := g.static[req.InstanceID]; ok {
-			existing = g.members[id]
-		}
-		switch {
-		case joining && existing == nil:
-			member = g.members[req.MemberID]
-		case joining && existing.MemberEpoch != LeaveGroupStaticMemberEpoch:
-			// throwIfInstanceIdIsUnreleased: the previous instance must have left with epoch -2.
-			fail(kafka.UNRELEASED_INSTANCE_ID, "Static member "+req.MemberID+" with instance id "+req.InstanceID+
-				" cannot join the group because the instance id is owned by "+existing.id+" member.")
-			return
-		case joining:
-			replaced = existing
-		case existing == nil:
-			fail(kafka.UNKNOWN_MEMBER_ID, "Instance id "+req.InstanceID+" is unknown.")
-			return
-		case existing.id != req.MemberID:
-			fail(kafka.FENCED_INSTANCE_ID, "Static member "+req.MemberID+" with instance id "+req.InstanceID+" was fenced by member "+existing.id+".")
-			return
-		default:
-			if code, msg := checkEpoch(existing, req); code != kafka.NONE {
-				fail(code, msg)
-				return
-			}
-			member = existing
-		}
+		member, replaced, code, msg = g.staticMember(req)
+	}
+	if code != kafka.NONE {
+		fail(code, msg)
+		return
 	}
 
 	// 1. The updated member.
-	var upd consumerMember
-	switch {
-	case replaced != nil:
-		// A copy of the previous instance with the new member id, at epoch 0.
-		upd = *replaced
-		upd.id, upd.session, upd.revoke, upd.removed, upd.reconciled, upd.ok = req.MemberID, nil, nil, false, false, nil
-		upd.MemberEpoch, upd.PreviousMemberEpoch = 0, 0
-	case member != nil:
-		upd = *member
-	default:
-		upd = consumerMember{id: req.MemberID, MemberAssignmentState: modern.MemberAssignmentState{
-			AssignedPartitions: modern.Assignment{}, PartitionsPendingRevocation: modern.Assignment{}}}
-	}
-	before := upd // the member as getOrMaybeSubscribe... returned it
-	if req.InstanceID != "" {
-		upd.instanceID = req.InstanceID
-	}
-	if req.RackID != "" {
-		upd.rackID = req.RackID
-	}
-	if req.RebalanceTimeoutMs != -1 {
-		upd.rebalanceTimeout = req.RebalanceTimeoutMs
-	}
-	if req.ServerAssignor != "" {
-		upd.serverAssignor = req.ServerAssignor
-	}
-	if req.SubscribedTopicNames != nil {
-		upd.subscribed = append([]string(nil), req.SubscribedTopicNames...)
-	}
-	upd.clientID = env.From
+	upd, before := updatedMember(env, req, member, replaced)
 	isNew := member == nil
 	metadataChanged := isNew || upd.instanceID != before.instanceID || upd.rackID != before.rackID ||
 		upd.rebalanceTimeout != before.rebalanceTimeout || upd.serverAssignor != before.serverAssignor ||
 		!slices.Equal(upd.subscribed, before.subscribed) || upd.clientID != before.clientID
-	subscriptionChanged := !sameStringSet(upd.subscribed, before.subscribed)
-	bump := g.groupEpoch == 0 || subscriptionChanged
+	bump := g.groupEpoch == 0 || !sameStringSet(upd.subscribed, before.subscribed)
 	groupEpoch := g.groupEpoch
 	if bump {
 		groupEpoch++
@@ -498,53 +407,10 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 	var result *modern.TargetAssignmentResult
 	var assignor string
 	if groupEpoch > g.assignmentEpoch {
-		counts := make(map[string]int, len(g.assignors)+1)
-		for k, v := range g.assignors {
-			counts[k] = v
-		}
-		if member != nil && member.serverAssignor != "" {
-			counts[member.serverAssignor]--
-		} else if replaced != nil && replaced.serverAssignor != "" {
-			counts[replaced.serverAssignor]--
-		}
-		if upd.serverAssignor != "" {
-			counts[upd.serverAssignor]++
-		}
-		assignor = modern.PreferredServerAssignor(counts)
-		if assignor == "" {
-			assignor = g.b().consumerAssignors[0]
-		}
-		a, err := modern.ServerAssignorByName(assignor)
-		if err != nil {
-			fail(kafka.UNSUPPORTED_ASSIGNOR, err.Error())
+		if result, assignor, code, msg = g.newTargetAssignment(member, replaced, &upd, groupEpoch); code != kafka.NONE {
+			fail(code, msg)
 			return
 		}
-		// The members' slice is the group's, reused: BuildTargetAssignment
-		// keeps no reference to it.
-		in := modern.TargetAssignmentInput{Topics: g.image(), TargetAssignment: g.target, Members: g.specs[:0]}
-		g.ids = g.order.AppendIDs(g.ids[:0])
-		for _, id := range g.ids {
-			m := g.members[id]
-			in.Members = append(in.Members, modern.GroupMember{MemberID: m.id, InstanceID: m.instanceID, RackID: m.rackID, SubscribedTopicNames: m.subscribed})
-		}
-		g.specs = in.Members
-		gm := modern.GroupMember{MemberID: upd.id, InstanceID: upd.instanceID, RackID: upd.rackID, SubscribedTopicNames: upd.subscribed}
-		in.Updates = []modern.MemberUpdate{{MemberID: upd.id, Member: &gm}}
-		if replaced != nil {
-			in.Updates = append(in.Updates, modern.MemberUpdate{MemberID: replaced.id})
-		}
-		// The result's members map is the group's too: setTarget copies it
-		// into g.target before the next computation empties it.
-		if g.newTarget == nil {
-			g.newTarget = map[string]modern.Assignment{}
-		}
-		res, err := modern.BuildTargetAssignmentInto(a, in, g.newTarget)
-		if err != nil {
-			// UnknownServerException: "Failed to compute a new target assignment"
-			fail(kafka.ErrorCode(-1), "Failed to compute a new target assignment for epoch "+strconv.Itoa(groupEpoch)+": "+err.Error())
-			return
-		}
-		result = res
 	}
 	var target modern.Assignment
 	if result != nil {
@@ -573,6 +439,166 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 	g.reconcileAndAnswer(env, m, target, req.TopicPartitions, before.AssignedPartitions, joining || full)
 }
 
+// plainHeartbeat answers a plain heartbeat (nothing new, see plain) of a
+// member the group knows on that connection (byConn), at its epoch, while
+// the target assignment is up to date: what handleHeartbeat's general path
+// does for it, which would find the member unchanged (no metadata, no
+// subscription change, so no epoch bump and no target assignment to
+// compute) and go straight to its reconciliation; a reconciled member has
+// nothing to reconcile either. It returns false for any other heartbeat.
+//
+// A fast path, kept for its figure: without it, the 500-member KIP-848
+// rolling restarts cost 3.3x (dynamic) and 4.3x (static) the CPU of
+// 8717557 (scripts/bench.sh guard, docs/performance.md); every member
+// heartbeats every tick.
+func (g *ConsumerGroup) plainHeartbeat(env Envelope, req *ConsumerGroupHeartbeatRequest) bool {
+	if env.Conn <= 0 || env.Conn >= len(g.byConn) {
+		return false
+	}
+	m := g.byConn[env.Conn]
+	if m == nil || m.removed || m.id != req.MemberID || m.instanceID != req.InstanceID ||
+		req.MemberEpoch != m.MemberEpoch || req.MemberEpoch <= 0 || !plain(req) || g.groupEpoch != g.assignmentEpoch ||
+		g.groupEpoch <= 0 || m.clientID != env.From || (req.InstanceID != "" && g.static[req.InstanceID] != m.id) {
+		return false
+	}
+	if m.reconciled {
+		g.heardFrom(m, g.now()-1)
+		g.b().reply(env, m.MemberEpoch, &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch,
+			HeartbeatIntervalMs: g.b().consumerHeartbeatInterval})
+		return true
+	}
+	g.reconcileAndAnswer(env, m, g.target[m.id], nil, m.AssignedPartitions, false)
+	return true
+}
+
+// dynamicMember is getOrMaybeSubscribeDynamicConsumerGroupMember: the member
+// as the coordinator knows it (nil: a new one, when joining), or the error.
+func (g *ConsumerGroup) dynamicMember(req *ConsumerGroupHeartbeatRequest) (*consumerMember, kafka.ErrorCode, string) {
+	member := g.members[req.MemberID]
+	if member == nil {
+		if req.MemberEpoch != JoinGroupMemberEpoch {
+			return nil, kafka.UNKNOWN_MEMBER_ID, "Member " + req.MemberID + " is not a member of group " + g.id + "."
+		}
+		return nil, kafka.NONE, ""
+	}
+	code, msg := checkEpoch(member, req)
+	return member, code, msg
+}
+
+// staticMember is getOrMaybeSubscribeStaticConsumerGroupMember: the member as
+// the coordinator knows it (nil: a new one) and the static member a joining
+// one replaces (KIP-345 under KIP-848), or the error.
+func (g *ConsumerGroup) staticMember(req *ConsumerGroupHeartbeatRequest) (member, replaced *consumerMember, code kafka.ErrorCode, msg string) {
+	joining := req.MemberEpoch == JoinGroupMemberEpoch
+	var existing *consumerMember
+	if id, ok := g.static[req.InstanceID]; ok {
+		existing = g.members[id]
+	}
+	switch {
+	case joining && existing == nil:
+		return g.members[req.MemberID], nil, kafka.NONE, ""
+	case joining && existing.MemberEpoch != LeaveGroupStaticMemberEpoch:
+		// throwIfInstanceIdIsUnreleased: the previous instance must have left with epoch -2.
+		return nil, nil, kafka.UNRELEASED_INSTANCE_ID, "Static member " + req.MemberID + " with instance id " + req.InstanceID +
+			" cannot join the group because the instance id is owned by " + existing.id + " member."
+	case joining:
+		return nil, existing, kafka.NONE, ""
+	case existing == nil:
+		return nil, nil, kafka.UNKNOWN_MEMBER_ID, "Instance id " + req.InstanceID + " is unknown."
+	case existing.id != req.MemberID:
+		return nil, nil, kafka.FENCED_INSTANCE_ID, "Static member " + req.MemberID + " with instance id " + req.InstanceID + " was fenced by member " + existing.id + "."
+	}
+	code, msg = checkEpoch(existing, req)
+	return existing, nil, code, msg
+}
+
+// updatedMember is the member as this heartbeat leaves it (not yet the
+// group's), and before it, the member as getOrMaybeSubscribe... returned it:
+// a copy of the replaced static member with the new member id at epoch 0, the
+// known member, or a new one.
+func updatedMember(env Envelope, req *ConsumerGroupHeartbeatRequest, member, replaced *consumerMember) (upd, before consumerMember) {
+	switch {
+	case replaced != nil:
+		upd = *replaced
+		upd.id, upd.session, upd.revoke, upd.removed, upd.reconciled = req.MemberID, nil, nil, false, false
+		upd.MemberEpoch, upd.PreviousMemberEpoch = 0, 0
+	case member != nil:
+		upd = *member
+	default:
+		upd = consumerMember{id: req.MemberID, MemberAssignmentState: modern.MemberAssignmentState{
+			AssignedPartitions: modern.Assignment{}, PartitionsPendingRevocation: modern.Assignment{}}}
+	}
+	before = upd
+	if req.InstanceID != "" {
+		upd.instanceID = req.InstanceID
+	}
+	if req.RackID != "" {
+		upd.rackID = req.RackID
+	}
+	if req.RebalanceTimeoutMs != -1 {
+		upd.rebalanceTimeout = req.RebalanceTimeoutMs
+	}
+	if req.ServerAssignor != "" {
+		upd.serverAssignor = req.ServerAssignor
+	}
+	if req.SubscribedTopicNames != nil {
+		upd.subscribed = append([]string(nil), req.SubscribedTopicNames...)
+	}
+	upd.clientID = env.From
+	return upd, before
+}
+
+// newTargetAssignment computes the target assignment of groupEpoch with the
+// group's preferred server assignor, the member updated (upd, in place of
+// member or replaced): the result, the assignor's name, or the error.
+func (g *ConsumerGroup) newTargetAssignment(member, replaced, upd *consumerMember, groupEpoch int) (*modern.TargetAssignmentResult, string, kafka.ErrorCode, string) {
+	counts := make(map[string]int, len(g.assignors)+1)
+	for k, v := range g.assignors {
+		counts[k] = v
+	}
+	if member != nil && member.serverAssignor != "" {
+		counts[member.serverAssignor]--
+	} else if replaced != nil && replaced.serverAssignor != "" {
+		counts[replaced.serverAssignor]--
+	}
+	if upd.serverAssignor != "" {
+		counts[upd.serverAssignor]++
+	}
+	assignor := modern.PreferredServerAssignor(counts)
+	if assignor == "" {
+		assignor = g.b().consumerAssignors[0]
+	}
+	a, err := modern.ServerAssignorByName(assignor)
+	if err != nil {
+		return nil, "", kafka.UNSUPPORTED_ASSIGNOR, err.Error()
+	}
+	// The members' slice is the group's, reused: BuildTargetAssignment
+	// keeps no reference to it.
+	in := modern.TargetAssignmentInput{Topics: g.image(), TargetAssignment: g.target, Members: g.specs[:0]}
+	g.ids = g.order.AppendIDs(g.ids[:0])
+	for _, id := range g.ids {
+		m := g.members[id]
+		in.Members = append(in.Members, modern.GroupMember{MemberID: m.id, InstanceID: m.instanceID, RackID: m.rackID, SubscribedTopicNames: m.subscribed})
+	}
+	g.specs = in.Members
+	gm := modern.GroupMember{MemberID: upd.id, InstanceID: upd.instanceID, RackID: upd.rackID, SubscribedTopicNames: upd.subscribed}
+	in.Updates = []modern.MemberUpdate{{MemberID: upd.id, Member: &gm}}
+	if replaced != nil {
+		in.Updates = append(in.Updates, modern.MemberUpdate{MemberID: replaced.id})
+	}
+	// The result's members map is the group's too: setTarget copies it
+	// into g.target before the next computation empties it.
+	if g.newTarget == nil {
+		g.newTarget = map[string]modern.Assignment{}
+	}
+	res, err := modern.BuildTargetAssignmentInto(a, in, g.newTarget)
+	if err != nil {
+		// UnknownServerException: "Failed to compute a new target assignment"
+		return nil, "", kafka.ErrorCode(-1), "Failed to compute a new target assignment for epoch " + strconv.Itoa(groupEpoch) + ": " + err.Error()
+	}
+	return res, assignor, kafka.NONE, ""
+}
+
 // reconcileAndAnswer is the end of consumerGroupHeartbeat: (3) the member
 // reconciled towards its target (maybeReconcile), then the answer, with
 // the member's assignment when it asked for everything (withAll) or when
@@ -589,24 +615,8 @@ func (g *ConsumerGroup) reconcileAndAnswer(env Envelope, m *consumerMember, targ
 			Assignment:          &ConsumerGroupHeartbeatAssignment{TopicPartitions: slices.Clone(m.AssignedPartitions)}})
 		return
 	}
-	if generalPathOnly {
-		g.b().reply(env, m.MemberEpoch, &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch,
-			HeartbeatIntervalMs: g.b().consumerHeartbeatInterval})
-		return
-	}
-	// Without an assignment the answer is plainAnswer's: the one value the
-	// member's plain heartbeats at this epoch then reuse, rather than a new
-	// one here for every member at every epoch.
-	g.b().reply(env, m.MemberEpoch, g.plainAnswer(m))
-}
-
-// plainAnswer is the answer to a plain heartbeat of a reconciled member,
-// one value per member while its epoch holds (messages never change once sent).
-func (g *ConsumerGroup) plainAnswer(m *consumerMember) *ConsumerGroupHeartbeatResponse {
-	if m.ok == nil || m.ok.MemberEpoch != m.MemberEpoch || m.ok.HeartbeatIntervalMs != g.b().consumerHeartbeatInterval {
-		m.ok = &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch, HeartbeatIntervalMs: g.b().consumerHeartbeatInterval}
-	}
-	return m.ok
+	g.b().reply(env, m.MemberEpoch, &ConsumerGroupHeartbeatResponse{MemberID: m.id, MemberEpoch: m.MemberEpoch,
+		HeartbeatIntervalMs: g.b().consumerHeartbeatInterval})
 }
 
 // apply makes the updated member the group's: the replaced static member's
@@ -646,9 +656,9 @@ func (g *ConsumerGroup) apply(env Envelope, req *ConsumerGroupHeartbeatRequest, 
 		g.b().record(event.Event{Type: event.EvMemberAdded, Member: env.From, MemberID: m.id, Generation: g.groupEpoch, InstanceID: m.instanceID})
 	} else {
 		g.countAssignor(member.serverAssignor, upd.serverAssignor)
-		session, revoke, ok, reconciled := m.session, m.revoke, m.ok, m.reconciled
+		session, revoke, reconciled := m.session, m.revoke, m.reconciled
 		*m = *upd
-		m.session, m.revoke, m.ok, m.reconciled = session, revoke, ok, reconciled
+		m.session, m.revoke, m.reconciled = session, revoke, reconciled
 	}
 	if metadataChanged {
 		g.order.Put(m.id)
@@ -777,9 +787,13 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 		target = modern.Assignment{}
 	}
 	var next modern.MemberAssignmentState
-	if m.State == modern.MemberStable && m.holdsTarget && !generalPathOnly {
-		// What computeNextAssignment gives a STABLE member that holds its
-		// unchanged target: the same partitions at the target epoch.
+	if m.State == modern.MemberStable && m.holdsTarget {
+		// A fast path, kept for its figure: what computeNextAssignment
+		// gives a STABLE member that holds its unchanged target, the same
+		// partitions at the target epoch. Without it every member is
+		// reconciled by sets at every epoch bump: the 500-member KIP-848
+		// dynamic rolling restart cost 1.8x the CPU of 8717557
+		// (scripts/bench.sh guard, docs/performance.md).
 		next = m.MemberAssignmentState
 		next.PreviousMemberEpoch, next.MemberEpoch = m.MemberEpoch, g.assignmentEpoch
 	} else {
@@ -795,16 +809,8 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 		return
 	}
 	prev := m.MemberAssignmentState
-	if !generalPathOnly && sameSlice(next.AssignedPartitions, prev.AssignedPartitions) &&
-		sameSlice(next.PartitionsPendingRevocation, prev.PartitionsPendingRevocation) {
-		// The same partitions (only the epoch moves, as for a STABLE member
-		// that holds its target): release then hold would clear the owner
-		// of exactly the partitions it then sets to m, so hold alone does.
-		m.MemberAssignmentState = next
-	} else {
-		g.release(m)
-		m.MemberAssignmentState = next
-	}
+	g.release(m)
+	m.MemberAssignmentState = next
 	g.hold(m)
 	g.order.Put(m.id) // the current assignment record
 	if m.State == modern.MemberUnrevokedPartitions {
@@ -815,12 +821,6 @@ func (g *ConsumerGroup) reconcile(m *consumerMember, target modern.Assignment, o
 	if prev.MemberEpoch != next.MemberEpoch || !prev.PartitionsPendingRevocation.Equal(next.PartitionsPendingRevocation) {
 		g.record(m, prev.MemberEpoch)
 	}
-}
-
-// sameSlice says whether a and b are the same list (the same backing array
-// and length), and so hold the same partitions.
-func sameSlice(a, b modern.Assignment) bool {
-	return len(a) == len(b) && (len(a) == 0 || &a[0] == &b[0])
 }
 
 func sameAssignmentState(a, b modern.MemberAssignmentState) bool {

@@ -97,33 +97,15 @@ func (o *groupOffsets) committedOf(tp kafka.TopicPartition, topic *string, list 
 type GroupCoordinator struct {
 	b       *Broker
 	groups  map[string]Group
-	lastID  string // the id of last, the group Group found last (nil: none)
-	last    Group
 	offsets map[string]*groupOffsets
 	logs    map[int]*Log // partitions of __consumer_offsets that hold records
 	seq     map[string]int
-
-	fetchAnswers fetchAnswers               // OffsetFetch answers handed out by block
-	syncAnswers  answers[SyncGroupResponse] // SyncGroup answers of a Stable group, by block
-}
-
-// answers hands out new, zero values carved from larger blocks: one
-// allocation per block instead of one per answer, where every member gets
-// an answer of its own after each rebalance. A slot is handed out once and
-// never again (an answer is never changed once sent): a block is dropped
-// when it is used up, and lives on as long as an answer in it does.
-type answers[T any] struct{ free []T }
-
-const answersBlock = 64 // answers per block
-
-// next returns a new, zero answer.
-func (a *answers[T]) next() *T {
-	if len(a.free) == 0 {
-		a.free = make([]T, answersBlock)
-	}
-	v := &a.free[0]
-	a.free = a.free[1:]
-	return v
+	// lastID, last: the group Group found last (nil: none), forgotten
+	// whenever a group is added or removed (setGroup, deleteGroup). A fast
+	// path, kept for its figure: every heartbeat names the same group (see
+	// ClassicGroup.validateHeartbeater).
+	lastID string
+	last   Group
 }
 
 func newGroupCoordinator(b *Broker) *GroupCoordinator {
@@ -133,9 +115,6 @@ func newGroupCoordinator(b *Broker) *GroupCoordinator {
 
 // Group returns the group with that id, or nil.
 func (gc *GroupCoordinator) Group(id string) Group {
-	// Every heartbeat of every member names the same group: the last one
-	// found is remembered (and forgotten whenever a group is added or
-	// removed, in setGroup and deleteGroup).
 	if gc.last != nil && id == gc.lastID {
 		return gc.last
 	}

@@ -323,10 +323,9 @@ type Plan struct {
 }
 
 // WithBody returns e with the message it carries (EvSend, EvDrop).
-func (e Event) WithBody(m kafka.Message) Event { e.payload, e.stored = m, nil; return e }
+func (e Event) WithBody(m kafka.Message) Event { e.SetBody(m); return e }
 
-// SetBody sets the message e carries, as WithBody does, in place: an Event
-// is some 400 bytes, which WithBody copies in and out.
+// SetBody sets the message e carries, in place (WithBody is its copying form).
 func (e *Event) SetBody(m kafka.Message) { e.payload, e.stored = m, nil }
 
 // WithPartitions returns e with its partitions (EvAssigned, EvRevoked, EvPaused, ...).

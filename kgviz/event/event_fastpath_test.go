@@ -56,25 +56,3 @@ func TestWithPartitionsMatchesReference(t *testing.T) {
 		}
 	}
 }
-
-// TestSetBodyMatchesWithBody: SetBody (in place) leaves the event as
-// WithBody (a copy) returns it, every field, exported or not, for random
-// events, whatever payload they had before.
-func TestSetBodyMatchesWithBody(t *testing.T) {
-	rng := rand.New(rand.NewPCG(3, 345))
-	pool := newStringPool(rng)
-	var l Log
-	for i := range 2000 {
-		e := pooledEvent(rng, pool, i)
-		if rng.IntN(3) == 0 { // an event read from a log
-			l.Append(e)
-			e = l.At(l.Len() - 1)
-		}
-		m := &testMsg{Name: pool.pick(), N: i}
-		got := e
-		got.SetBody(m)
-		if want := e.WithBody(m); !reflect.DeepEqual(got, want) {
-			t.Fatalf("event %d: SetBody gives %#v, WithBody %#v", i, got, want)
-		}
-	}
-}

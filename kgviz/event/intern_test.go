@@ -15,8 +15,8 @@ import (
 )
 
 // refStrings is the reference string table: every string looked up in a
-// map, indices in first-seen order, 0 for "". The log's fast paths (hints,
-// the cache) must give the same index as this for every string.
+// map, indices in first-seen order, 0 for "". The log's hints must give the
+// same index as this for every string.
 type refStrings struct {
 	strs []string
 	idx  map[string]uint32
@@ -119,7 +119,7 @@ func (e *refEncode) str(s string) { e.b = binary.AppendUvarint(e.b, uint64(e.r.i
 func (e *refEncode) num(v int)    { e.b = binary.AppendVarint(e.b, int64(v)) }
 
 // TestInternMatchesReference: whatever a caller passes, in whatever form and
-// order, the hints, the cache and the map give every string the index the
+// order, the hints and the map give every string the index the
 // reference table gives it, through every way of interning (a field of an
 // event, an Encoder's String, Strings and Partitions), and the string tables
 // end up the same.
@@ -130,9 +130,6 @@ func TestInternMatchesReference(t *testing.T) {
 		var l Log
 		var ref refStrings
 		l.enc.l, l.enc.h = &l, &hint{}
-		if seed%2 == 0 {
-			l.cache = new([cacheSize]cacheEntry) // as in a log of cacheAfter events or more
-		}
 		for op := range 20_000 {
 			switch rng.IntN(5) {
 			case 0: // a field of an event
@@ -144,7 +141,7 @@ func TestInternMatchesReference(t *testing.T) {
 					got = uint32(v)
 				}
 				require.Equal(t, ref.intern(s), got, "seed %d op %d: field %q", seed, op, s)
-			case 1: // the cache and the map alone
+			case 1: // the map alone
 				s := pool.pick()
 				require.Equal(t, ref.intern(s), l.intern(s), "seed %d op %d: intern %q", seed, op, s)
 			case 2:
@@ -404,7 +401,7 @@ func (m valueMsg) IsResponse() bool  { return false }
 func (m valueMsg) String() string    { return fmt.Sprint("value ", m.N) }
 
 // pooledEvent is randomEvent with its strings from a pool (so that hints
-// and the cache see the same strings again, in their several forms) and
+// see the same strings again, in their several forms) and
 // every kind of payload.
 func pooledEvent(rng *rand.Rand, pool *stringPool, tick int) Event {
 	e := randomEvent(rng, tick)

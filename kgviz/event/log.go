@@ -3,7 +3,6 @@ package event
 import (
 	"encoding/binary"
 	"iter"
-	"unsafe"
 
 	"github.com/kgviz/kgviz/kgviz/kafka"
 )
@@ -23,8 +22,7 @@ type Log struct {
 
 	strs   []string
 	strIdx map[string]uint32
-	cache  *[cacheSize]cacheEntry // nil until the log holds cacheAfter events
-	fields [nStrFields]hint       // the last string of each string field of Event
+	fields [nStrFields]hint // the last string of each string field of Event
 	// payHints are the hints of the payloads: by kind, and by message
 	// (payloadHint); a pointer into it stays valid while a payload is
 	// encoded (it grows only before).
@@ -39,11 +37,6 @@ type Log struct {
 const (
 	chunkSize = 64 << 10
 	markEvery = 32
-	cacheBits = 16
-	cacheSize = 1 << cacheBits
-	// cacheAfter is how many events a log holds before it has a cache: a
-	// log of one event (an event's JSON) or a few makes do with the map.
-	cacheAfter = 256
 )
 
 type mark struct {
@@ -51,15 +44,10 @@ type mark struct {
 	tick       int // tick of the event before the mark
 }
 
-// cacheEntry is a string the cache remembers and its index. It holds the
-// string itself, so its bytes stay alive and unchanged while it is there:
-// the same address and length is the same string.
-type cacheEntry struct {
-	s   string
-	idx uint32
-}
-
-// hint remembers the last string interned through it and its index, and
+// hint is the log's one fast path (kept for its figure: interning every
+// string through the map alone cost the 500-member classic rolling restart
+// about a quarter of its CPU, 1.5 s of 6, scripts/bench.sh guard and
+// docs/performance.md). A hint remembers the last string interned through it and its index, and
 // which string came after each string the last time. Most strings come in
 // runs or in rounds: the same member in consecutive events, or the members
 // one after the other in the same order, round after round; the same topic
@@ -109,23 +97,11 @@ func (l *Log) Bytes() int {
 	return n
 }
 
-// identical reports whether a and b are the same bytes at the same address.
-// Both are live strings (the caller's, and one the log holds), so those
-// bytes cannot have been reused for another string: identical strings are
-// equal. Equal strings elsewhere in memory are not identical; the map finds
-// them.
-func identical(a, b string) bool {
-	return unsafe.StringData(a) == unsafe.StringData(b) && len(a) == len(b)
-}
+// identical reports whether a and b are equal strings (the runtime compares
+// their bytes only when their addresses differ).
+func identical(a, b string) bool { return a == b }
 
-// equal reports whether a and b are equal strings, without comparing the
-// bytes of identical ones. The guesses of internNext compare contents: a
-// string made again (a member's name after a restart) is guessed as well.
-func equal(a, b string) bool {
-	return len(a) == len(b) && (unsafe.StringData(a) == unsafe.StringData(b) || a == b)
-}
-
-// follow returns the index of s if s is the very string (see identical)
+// follow returns the index of s if s is the string
 // that followed h's last time, the guess most often right: the next
 // partition of a list, the next member of a round. It is small enough to
 // be inlined where strings are interned one after the other, saving a call
@@ -145,14 +121,8 @@ func (l *Log) follow(h *hint, s string) (uint32, bool) {
 
 // internNext returns the index of s in the string table when s is not the
 // string h remembers (callers check that first, inline), and remembers s.
-// It tries the string that followed h's last time, by address (see
-// identical); then the cache, which finds a string by its address too;
-// only then the contents of that string and of the one interned right
-// after h's (a string made again, such as a member's name after a restart,
-// is found that way), and the map last. Comparing the contents of a wrong
-// guess costs more than the cache: member ids of the same length, which
-// the guesses often miss (a leader's list of members and a member's own
-// request take turns), differ only in their last bytes.
+// It tries the string that followed h's last time, then the one interned
+// right after h's, and the map last.
 func (l *Log) internNext(h *hint, s string) uint32 {
 	if s == "" {
 		return 0
@@ -163,11 +133,8 @@ func (l *Log) internNext(h *hint, s string) uint32 {
 	}
 	i := h.next[prev] // 0 (the empty string) if none yet
 	if int(i) >= len(l.strs) || !identical(l.strs[i], s) {
-		switch c := l.cached(s); {
-		case c != nil:
-			i = c.idx
-		case int(i) < len(l.strs) && equal(l.strs[i], s):
-		case int(prev)+1 < len(l.strs) && equal(l.strs[prev+1], s):
+		switch {
+		case int(prev)+1 < len(l.strs) && identical(l.strs[prev+1], s):
 			i = prev + 1
 		default:
 			i = l.internMap(s)
@@ -178,28 +145,10 @@ func (l *Log) internNext(h *hint, s string) uint32 {
 	return i
 }
 
-// cached returns the cache's entry for s if it holds s (at the same
-// address), or nil.
-func (l *Log) cached(s string) *cacheEntry {
-	if l.cache != nil {
-		if c := &l.cache[cacheSlot(s)]; identical(c.s, s) {
-			return c
-		}
-	}
-	return nil
-}
+// intern returns the index of s in the string table (0 is "").
+func (l *Log) intern(s string) uint32 { return l.internMap(s) }
 
-// intern returns the index of s in the string table (0 is ""). A cache
-// direct-mapped by the string's address answers for strings seen before at
-// the same address; the map answers for the others.
-func (l *Log) intern(s string) uint32 {
-	if c := l.cached(s); c != nil {
-		return c.idx
-	}
-	return l.internMap(s)
-}
-
-// internMap looks s up in the map (adding it if new) and caches it.
+// internMap looks s up in the map, adding it if new.
 func (l *Log) internMap(s string) uint32 {
 	if s == "" {
 		return 0
@@ -214,22 +163,7 @@ func (l *Log) internMap(s string) uint32 {
 		l.strs = append(l.strs, s)
 		l.strIdx[s] = idx
 	}
-	if l.cache == nil {
-		if l.n < cacheAfter {
-			return idx
-		}
-		l.cache = new([cacheSize]cacheEntry)
-	}
-	l.cache[cacheSlot(s)] = cacheEntry{s, idx}
 	return idx
-}
-
-// cacheSlot is where the cache keeps s: a multiplicative hash of its
-// address. All of the address counts: short strings are packed together
-// at any byte ("M004-1" and "M005-1" 6 bytes apart), so dropping the low
-// bits would give them the same slot, and they would evict each other.
-func cacheSlot(s string) uint64 {
-	return uint64(uintptr(unsafe.Pointer(unsafe.StringData(s)))) * 0x9E3779B97F4A7C15 >> (64 - cacheBits)
 }
 
 // field bits of the encoding, in encoding order

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"reflect"
-	"strings"
 	"testing"
 )
 
@@ -125,7 +124,6 @@ func TestLogRoundTrip(t *testing.T) {
 // reused) are still interned by content.
 func TestInternByContent(t *testing.T) {
 	var l Log
-	l.cache = new([cacheSize]cacheEntry)
 	buf := []byte("aaaa")
 	a := string(buf) // a copy
 	i := l.intern(a)
@@ -175,20 +173,5 @@ func TestEventJSONRoundTrip(t *testing.T) {
 		if err := json.Unmarshal([]byte(bad), &e); err == nil {
 			t.Errorf("%s: accepted garbage", bad)
 		}
-	}
-}
-
-// Short strings are packed together at any byte: strings a few bytes apart
-// get different cache slots (they would evict each other if the slot
-// ignored the low bits of their address).
-func TestCacheSlotsOfPackedStrings(t *testing.T) {
-	big := strings.Repeat("M004-1", 20)
-	seen := map[uint64]int{}
-	for i := range 64 {
-		s := big[i : i+6]
-		if j, dup := seen[cacheSlot(s)]; dup {
-			t.Fatalf("the strings at offsets %d and %d share cache slot %d", j, i, cacheSlot(s))
-		}
-		seen[cacheSlot(s)] = i
 	}
 }

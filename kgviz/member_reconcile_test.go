@@ -1,0 +1,56 @@
+package kgviz
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"testing"
+
+	"github.com/stretchr/testify/require"
+)
+
+// reconcileDiffDef is reconcileDiff by its definition: the partitions of
+// owned not in target, in owned's order, and those of target not in owned,
+// in target's order.
+func reconcileDiffDef(target, owned []TopicPartition) (revoked, added []TopicPartition) {
+	for _, tp := range owned {
+		if !slices.Contains(target, tp) {
+			revoked = append(revoked, tp)
+		}
+	}
+	for _, tp := range target {
+		if !slices.Contains(owned, tp) {
+			added = append(added, tp)
+		}
+	}
+	return revoked, added
+}
+
+// TestReconcileDiffMatchesDefinition: reconcileDiff gives the partitions to
+// revoke and to add, in the order of its definition, over random targets
+// and owned lists, short and long, overlapping or not.
+func TestReconcileDiffMatchesDefinition(t *testing.T) {
+	rng := rand.New(rand.NewPCG(848, 17))
+	random := func() []TopicPartition {
+		var out []TopicPartition
+		n := rng.IntN(12)
+		if rng.IntN(5) == 0 {
+			n = rng.IntN(200)
+		}
+		for range n {
+			out = append(out, TopicPartition{Topic: fmt.Sprint("t", rng.IntN(3)), Partition: rng.IntN(40)})
+		}
+		return out
+	}
+	for i := range 5000 {
+		target, owned := random(), random()
+		if rng.IntN(3) == 0 && len(owned) > 0 {
+			target = append(target, owned[:rng.IntN(len(owned))]...)
+			rng.Shuffle(len(target), func(x, y int) { target[x], target[y] = target[y], target[x] })
+		}
+		wantRevoked, wantAdded := reconcileDiffDef(target, owned)
+		gotRevoked, gotAdded := reconcileDiff(target, owned)
+		require.Equal(t, wantRevoked, gotRevoked, "case %d: revoked", i)
+		require.Equal(t, wantAdded, gotAdded, "case %d: added", i)
+	}
+}
