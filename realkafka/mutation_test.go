@@ -74,6 +74,27 @@ func TestMutationsAreCaught(t *testing.T) {
 					avoid = append(avoid, w.Kafka...)
 				}
 			}
+			if meterKey(k) {
+				// a pause meter: beyond the factor of every value on the other side and of every waived range
+				far := 0.0
+				for _, r := range real {
+					far = max(far, r[k].Num)
+				}
+				simV := sim[k].Num
+				for _, w := range known.Differences {
+					if w.Outcome == k && w.Scenario == id && len(w.KafkaRange) == 2 {
+						far = max(far, w.KafkaRange[1])
+					}
+				}
+				v := fmtTicks(2*max(far, simV) + 2)
+				check(id, "simulated", fmt.Sprintf("%s: %s -> %s", k, sim[k].Value, v), withMeter(sim, k, 2*max(far, simV)+2), real, []string{k})
+				var rm []Outcomes
+				for _, r := range real {
+					rm = append(rm, withMeter(r, k, 2*max(far, simV)+2))
+				}
+				check(id, "recorded", fmt.Sprintf("%s: %s -> %s", k, strings.Join(realValues(real, k), " / "), v), sim, rm, []string{k})
+				continue
+			}
 			v := mutatedValue(k, valueOr(sim, k, absent(k)), avoid)
 			check(id, "simulated", fmt.Sprintf("%s: %s -> %s", k, valueOr(sim, k, absent(k)), v),
 				withValue(sim, k, v, known.tolerance(id, k), real), real, []string{k})
@@ -144,6 +165,8 @@ var headlines = []headline{
 	{"demo02-range", "an eager join pauses only what moves", map[string]string{keyPaused("add C3"): "o1 o2 p1 p2"}},
 	{"demo03-cooperative", "C4's join with one new generation", map[string]string{keyGenerations("add C4"): "1"}},
 	{"demo03-cooperative", "a cooperative join pausing all six", map[string]string{keyPaused("add C2"): "o0 o1 o2 p0 p1 p2"}},
+	{"demo03-cooperative", "C4's join pausing as long as range's", map[string]string{keyPauseTicks("add C4"): "36.0"}},
+	{"demo06-rolling-static", "a static restart pausing as long as a dynamic one", map[string]string{keyPauseTicks("restart C2"): "38.0"}},
 	{"demo04-commit-after", "commit-after without duplicates", map[string]string{keyProcessedTwice: "none", keyDupRC: "0", keyDupRU: "0"}},
 	{"demo05-commit-before", "commit-before losing nothing", map[string]string{keyLost: "none"}},
 	{"demo05-auto-commit", "auto-commit without read_committed duplicates", map[string]string{keyDupRC: "0"}},
@@ -278,6 +301,10 @@ func withValue(o Outcomes, key, v string, tol *Tolerance, real []Outcomes) Outco
 		}
 	}
 	x.Value = v
+	if x.Meter || meterKey(key) {
+		x.Meter = true
+		x.Num, _ = strconv.ParseFloat(v, 64)
+	}
 	if x.Ticks {
 		x.Num = -1
 		if v != "never" {
@@ -295,6 +322,20 @@ func withValue(o Outcomes, key, v string, tol *Tolerance, real []Outcomes) Outco
 			}
 		}
 	}
+	c[key] = x
+	return c
+}
+
+func meterKey(k string) bool { return strings.HasSuffix(k, "(partition-ticks)") }
+
+// withMeter returns a copy of o with the pause meter key set to v.
+func withMeter(o Outcomes, key string, v float64) Outcomes {
+	c := Outcomes{}
+	for k, x := range o {
+		c[k] = x
+	}
+	x := c[key]
+	x.Key, x.Meter, x.Num, x.Value = key, true, v, fmt.Sprintf("%.1f", v)
 	c[key] = x
 	return c
 }

@@ -24,7 +24,7 @@ func RealOutcomes(r *Recording) Outcomes {
 		}
 		paused, ticks := x.paused(s.from, s.to)
 		o.set(keyPaused(s.label), listString(paused))
-		o.setInfo(keyPauseTicks(s.label), fmt.Sprintf("%.1f", ticks))
+		o.setMeter(keyPauseTicks(s.label), ticks)
 		if strings.HasPrefix(s.label, "add ") {
 			pausedTotal += len(paused)
 			joins++

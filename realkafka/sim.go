@@ -142,7 +142,7 @@ func (s *simRun) outcomes() Outcomes {
 		}
 		paused, ticks := meter.Between(int(seg.from), int(seg.to)+1)
 		o.set(keyPaused(seg.label), listString(paused))
-		o.setInfo(keyPauseTicks(seg.label), fmt.Sprintf("%.1f", float64(ticks)))
+		o.setMeter(keyPauseTicks(seg.label), float64(ticks))
 		if strings.HasPrefix(seg.label, "add ") {
 			pausedTotal += len(paused)
 			joins++
