@@ -37,7 +37,7 @@ func compareLive(t *testing.T, recs []*Recording, replayed map[string]bool) []Sc
 	t.Helper()
 	known, err := KnownDifferences()
 	require.NoError(t, err)
-	committed, err := Load("testdata")
+	committed, err := Load(TestdataDir(KafkaVersion()))
 	require.NoError(t, err)
 	hist := ByScenario(committed)
 	by := ByScenario(recs)
@@ -203,22 +203,25 @@ func TestRecordingsAreClean(t *testing.T) {
 	}
 }
 
-// TestLiveBroker is make test-kafka: it starts a Kafka 4.1.1 broker (harness/realkafka,
-// built by harness/realkafka/build.sh), runs every scenario live and compares each with the
+// TestLiveBroker is make test-kafka: it starts a Kafka broker of version
+// $KGVIZ_KAFKA_VERSION (4.1.1 by default; harness/realkafka, built by
+// harness/realkafka/build.sh <version>), runs every scenario live and compares each with the
 // simulation. KGVIZ_KAFKA=1 turns it on; KGVIZ_KAFKA_FLAGS passes flags to the recorder
 // (e.g. "--only demo0[12]"); KGVIZ_KAFKA_OUT keeps the recordings in that directory.
 func TestLiveBroker(t *testing.T) {
 	if os.Getenv("KGVIZ_KAFKA") != "1" {
 		t.Skip("set KGVIZ_KAFKA=1 (make test-kafka) to run the scenarios on a real broker")
 	}
-	jar := filepath.Join("..", "harness", "realkafka", "target", "kgviz-realkafka.jar")
+	version := KafkaVersion()
+	target := filepath.Join("..", "harness", "realkafka", "target", "kafka-"+version)
+	jar := filepath.Join(target, "kgviz-realkafka.jar")
 	_, err := os.Stat(jar)
-	require.NoError(t, err, "build the harness first: bash harness/realkafka/build.sh")
+	require.NoError(t, err, "build the harness first: bash harness/realkafka/build.sh %s", version)
 	out := os.Getenv("KGVIZ_KAFKA_OUT")
 	if out == "" {
 		out = t.TempDir()
 	}
-	args := []string{"-cp", jar + string(os.PathListSeparator) + filepath.Join("..", "harness", "realkafka", "target", "lib", "*"),
+	args := []string{"-cp", jar + string(os.PathListSeparator) + filepath.Join(target, "lib", "*"),
 		"kgviz.realkafka.Main", "record", "--out", out, "--max-seconds", "840", "--work", filepath.Join(t.TempDir(), "work")}
 	args = append(args, strings.Fields(os.Getenv("KGVIZ_KAFKA_FLAGS"))...)
 	ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
@@ -233,6 +236,7 @@ func TestLiveBroker(t *testing.T) {
 	require.NotEmpty(t, recs, "the recorder wrote nothing")
 	replayed := map[string]bool{}
 	for _, r := range recs {
+		assert.Equal(t, version, r.KafkaVersion, "%s: the broker's version", r.Scenario)
 		if r.World["protocol"] == "consumer" && r.Failure == "" {
 			n, err := replayTargets(r)
 			assert.NoError(t, err, "%s run %d: the broker's target assignments against kgviz's server assignors", r.Scenario, r.Run)
