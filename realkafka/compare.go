@@ -30,6 +30,8 @@ type Known struct {
 	KafkaRange []float64 `json:"kafka_range,omitempty"`
 	Doc        string    `json:"doc"` // the heading in docs/simplifications.md that explains it
 	Why        string    `json:"why"` // one line
+	// KafkaVersion limits the waiver to the runs of one Kafka version ("": every version).
+	KafkaVersion string `json:"kafka_version,omitempty"`
 }
 
 // Tolerance is how far a real time may lie from kgviz's (real - kgviz in
@@ -105,7 +107,7 @@ func ParseKnown(b []byte) (KnownSet, error) {
 		case contains(d.Kafka, d.KGViz):
 			return k, fmt.Errorf("%s: kgviz's value %q is among Kafka's: not a difference", where, d.KGViz)
 		}
-		id := d.Scenario + "\x00" + d.Outcome
+		id := d.Scenario + "\x00" + d.Outcome + "\x00" + d.KafkaVersion
 		if seen[id] {
 			return k, fmt.Errorf("%s: two waivers for one outcome", where)
 		}
@@ -135,8 +137,11 @@ func ParseKnown(b []byte) (KnownSet, error) {
 
 // covers says whether the waiver explains a difference: same scenario and key,
 // kgviz's value, and every real value one Kafka is known to show.
-func (k Known) covers(scenario string, d Diff) bool {
+func (k Known) covers(scenario, version string, d Diff) bool {
 	if (k.Scenario != "*" && k.Scenario != scenario) || k.Outcome != d.Key || k.KGViz != d.Sim {
+		return false
+	}
+	if k.KafkaVersion != "" && k.KafkaVersion != version {
 		return false
 	}
 	for i, v := range d.Real {
@@ -220,6 +225,8 @@ type Options struct {
 	// a live value is accepted if it is one of them and kgviz shows one of them
 	// too. Kafka's nondeterminism is enumerated from recordings, never waived.
 	Seen []Outcomes
+	// Version is the runs' Kafka version (set by CompareWith from the recordings).
+	Version string
 	// Replayed is set for a KIP-848 run whose target assignments all equal
 	// kgviz's server-side assignors on the broker's own member and topic ids
 	// (replayTargets): its plan outcomes then follow those random ids.
@@ -238,6 +245,7 @@ func CompareWith(scenario string, runs []*Recording, known KnownSet, opt Options
 		return rep, fmt.Errorf("%s: no recording", scenario)
 	}
 	rep.Demo = runs[0].Demo
+	opt.Version = runs[0].KafkaVersion
 	var real []Outcomes
 	for _, r := range runs {
 		if r.Failure != "" && rep.Failure == "" {
@@ -325,7 +333,7 @@ func compareOutcomes(scenario string, sim Outcomes, real []Outcomes, known Known
 				}
 			}
 			for i := range known.Differences {
-				if known.Differences[i].covers(scenario, d) {
+				if known.Differences[i].covers(scenario, opt.Version, d) {
 					d.Known = &known.Differences[i]
 					break
 				}
@@ -421,7 +429,7 @@ func Stale(reps []ScenarioReport, known KnownSet) []string {
 		var nums []float64
 		for _, r := range reps {
 			for _, d := range r.Diffs {
-				if d.Known != nil && d.Known.Scenario == k.Scenario && d.Known.Outcome == k.Outcome {
+				if d.Known != nil && d.Known.Scenario == k.Scenario && d.Known.Outcome == k.Outcome && d.Known.KafkaVersion == k.KafkaVersion {
 					used = true
 					reals = append(reals, d.Real...)
 					nums = append(nums, d.RealNum...)

@@ -7,6 +7,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -15,19 +16,67 @@ import (
 	"github.com/stretchr/testify/require"
 )
 
-// compareAll compares every scenario of recs with the simulation.
+// compareAll compares every scenario of recs with the simulation, each Kafka version's runs apart.
 func compareAll(t *testing.T, recs []*Recording) []ScenarioReport {
 	t.Helper()
 	known, err := KnownDifferences()
 	require.NoError(t, err)
-	by := ByScenario(recs)
 	var reps []ScenarioReport
-	for _, id := range sortedKeys(by) {
-		rep, err := Compare(id, by[id], known)
-		require.NoError(t, err, id)
-		reps = append(reps, rep)
+	for _, v := range versionsOf(recs) {
+		by := ByScenario(recs)
+		for _, id := range sortedKeys(by) {
+			var runs []*Recording
+			for _, r := range by[id] {
+				if r.KafkaVersion == v {
+					runs = append(runs, r)
+				}
+			}
+			if len(runs) == 0 {
+				continue
+			}
+			rep, err := Compare(id, runs, known)
+			require.NoError(t, err, id)
+			reps = append(reps, rep)
+		}
 	}
 	return reps
+}
+
+// versionsOf lists the Kafka versions of the recordings, the default first.
+func versionsOf(recs []*Recording) []string {
+	seen := map[string]bool{}
+	var out []string
+	for _, r := range recs {
+		if !seen[r.KafkaVersion] {
+			seen[r.KafkaVersion] = true
+			out = append(out, r.KafkaVersion)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if (out[i] == DefaultKafkaVersion) != (out[j] == DefaultKafkaVersion) {
+			return out[i] == DefaultKafkaVersion
+		}
+		return out[i] < out[j]
+	})
+	return out
+}
+
+// loadAllVersions loads the committed recordings of every Kafka version
+// (testdata/ and testdata/kafka-<version>/).
+func loadAllVersions() ([]*Recording, error) {
+	recs, err := Load("testdata")
+	if err != nil {
+		return nil, err
+	}
+	dirs, _ := filepath.Glob(filepath.Join("testdata", "kafka-*"))
+	for _, d := range dirs {
+		more, err := Load(d)
+		if err != nil {
+			return nil, err
+		}
+		recs = append(recs, more...)
+	}
+	return recs, nil
 }
 
 // compareLive compares live runs with the simulation; where the committed
@@ -60,7 +109,7 @@ func compareLive(t *testing.T, recs []*Recording, replayed map[string]bool) []Sc
 // a broker: every difference must be a documented one, and every documented
 // one must still be observed (a fixed engine removes its entry).
 func TestRecordingsMatchSimulation(t *testing.T) {
-	recs, err := Load("testdata")
+	recs, err := loadAllVersions()
 	require.NoError(t, err)
 	require.NotEmpty(t, recs, "no recordings in realkafka/testdata: run make record-kafka")
 	reps := compareAll(t, recs)
@@ -189,6 +238,9 @@ func TestKnownDifferencesAreDocumented(t *testing.T) {
 func TestRecordingsAreClean(t *testing.T) {
 	files, err := filepath.Glob("testdata/*.json")
 	require.NoError(t, err)
+	more, err := filepath.Glob("testdata/kafka-*/*.json")
+	require.NoError(t, err)
+	files = append(files, more...)
 	tag := regexp.MustCompile(`"s\d\d\.`)
 	for _, f := range files {
 		b, err := os.ReadFile(f)
