@@ -159,3 +159,23 @@ func TestCompareAgainstRecordedVariants(t *testing.T) {
 	d = compareOutcomes("demo03-cooperative", mk("1"), []Outcomes{mk("3")}, KnownSet{}, Options{Seen: seen})
 	assert.Len(t, d.Unexplained(), 1, "kgviz's value is not one Kafka showed")
 }
+
+// A KIP-848 live run whose target assignments replayed exactly through kgviz's
+// assignors on the broker's ids: its plan outcomes follow those ids and are
+// accepted; its epochs and everything else are still compared.
+func TestCompareReplayedKIP848Plans(t *testing.T) {
+	sim, live := Outcomes{}, Outcomes{}
+	sim.set(keyAssignment("add C2"), "C1{o0 o1 o2} C2{p0 p1 p2}")
+	live.set(keyAssignment("add C2"), "C1{p0 p1 p2} C2{o0 o1 o2}")
+	sim.setInt(keyGroupEpoch("add C2"), 2)
+	live.setInt(keyGroupEpoch("add C2"), 2)
+	d := compareOutcomes("kip848-uniform", sim, []Outcomes{live}, KnownSet{}, Options{Replayed: true})
+	assert.Empty(t, d.Diffs)
+	assert.Len(t, d.Varies, 1)
+	d = compareOutcomes("kip848-uniform", sim, []Outcomes{live}, KnownSet{}, Options{})
+	assert.Len(t, d.Unexplained(), 1, "not replayed: the plan is compared")
+	live.setInt(keyGroupEpoch("add C2"), 3)
+	d = compareOutcomes("kip848-uniform", sim, []Outcomes{live}, KnownSet{}, Options{Replayed: true})
+	require.Len(t, d.Unexplained(), 1, "an epoch is no plan")
+	assert.Equal(t, keyGroupEpoch("add C2"), d.Unexplained()[0].Key)
+}
