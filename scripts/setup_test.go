@@ -39,7 +39,9 @@ func TestLongPrintsHeartbeat(t *testing.T) {
 			beats++
 		}
 	}
-	if lines[0] != "[setup]    napping (usually 3 s)" || beats < 2 || beats > 4 || !regexp.MustCompile(`napping: done in [34]s$`).MatchString(lines[len(lines)-1]) {
+	// A loaded machine (CI shares its 2 cores) may take seconds longer to start and end sleep: the bounds
+	// allow that, and still fail without heartbeats or with a wrong closing line.
+	if lines[0] != "[setup]    napping (usually 3 s)" || beats < 2 || beats > 9 || !regexp.MustCompile(`napping: done in [3-9]s$`).MatchString(lines[len(lines)-1]) {
 		t.Errorf("%d heartbeats:\n%s", beats, out)
 	}
 	out, code = bash(t, nil, `source progress.sh; long "failing" "no time" bash -c 'exit 3'`)
