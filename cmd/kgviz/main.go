@@ -3,6 +3,7 @@
 //	kgviz report -demo NAME -o out.html   a standalone, offline HTML report of a demo world
 //	kgviz report -list                    the demo names
 //	kgviz grade [flags] SUBMISSIONS       grade submitted notebooks in a sandbox, write CSV gradebooks
+//	kgviz release [flags] OUTDIR          write the students' repository: no answers, no grader
 //
 // The report holds every view of the charts package (timeline, sequence
 // diagram, partition heatmap, topic log, pause meter, outcomes, assignment
@@ -39,6 +40,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return report(args[1:], stdout, stderr)
 	case "grade":
 		return grade(args[1:], stdout, stderr)
+	case "release":
+		return release(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return 0
@@ -53,6 +56,7 @@ func usage(out io.Writer) {
 	fmt.Fprintln(out, "usage: kgviz report -demo NAME [-o out.html]")
 	fmt.Fprintln(out, "       kgviz report -list")
 	fmt.Fprintln(out, "       "+gradeUsage())
+	fmt.Fprintln(out, "       "+releaseUsage())
 	fmt.Fprintln(out, "demos: "+strings.Join(demoNames(), " "))
 }
 
