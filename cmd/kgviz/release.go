@@ -84,7 +84,7 @@ func release(args []string, stdout, stderr io.Writer) int {
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		fmt.Fprintln(stderr, "usage: "+releaseUsageText)
-		fmt.Fprintln(stderr, "writes the students' repository into OUTDIR (new or empty, outside the course repository):")
+		fmt.Fprintln(stderr, "writes the students' repository into OUTDIR (new, empty or holding only .git; outside the course repository):")
 		fmt.Fprintln(stderr, "the notebooks without outputs, kgviz, charts, scenarios, the exercises' public checks, the")
 		fmt.Fprintln(stderr, "Dockerfile (Binder, JupyterHub) and a students' README; no answers, no instructor guide, no grader.")
 		fs.PrintDefaults()
@@ -189,8 +189,11 @@ func writeRelease(o releaseOptions) (releaseSummary, error) {
 		if err != nil {
 			return sum, fmt.Errorf("OUTDIR %s: %v", out, err)
 		}
-		if len(ents) > 0 {
-			return sum, fmt.Errorf("OUTDIR %s is not empty (%s, ...): give a new or empty folder; a release is written whole, never over an older one", out, ents[0].Name())
+		// A checkout of the published release emptied for the next one (`git rm -rq .`) keeps its .git.
+		for _, e := range ents {
+			if e.Name() != ".git" {
+				return sum, fmt.Errorf("OUTDIR %s is not empty (%s): give a new or empty folder, or the published release's checkout with only its .git left (git rm -rq .); a release is written whole, never over an older one", out, e.Name())
+			}
 		}
 	}
 	files, err := releaseList(repo)
@@ -208,7 +211,9 @@ func writeRelease(o releaseOptions) (releaseSummary, error) {
 		}
 		ents, _ := os.ReadDir(out)
 		for _, e := range ents {
-			os.RemoveAll(filepath.Join(out, e.Name()))
+			if e.Name() != ".git" {
+				os.RemoveAll(filepath.Join(out, e.Name()))
+			}
 		}
 	}
 	put := func(rel string, data []byte, mode fs.FileMode) error {

@@ -393,6 +393,7 @@ func TestReleaseRefusesBadInput(t *testing.T) {
 	tmp := t.TempDir()
 	full := filepath.Join(tmp, "full")
 	os.MkdirAll(full, 0o755)
+	os.MkdirAll(filepath.Join(full, ".git"), 0o755)
 	os.WriteFile(filepath.Join(full, "notes.txt"), []byte("mine"), 0o644)
 	file := filepath.Join(tmp, "file")
 	os.WriteFile(file, []byte("x"), 0o644)
@@ -420,7 +421,7 @@ func TestReleaseRefusesBadInput(t *testing.T) {
 	}{
 		{"no OUTDIR", []string{"-repo", root}, 2, "no OUTDIR"},
 		{"two OUTDIRs", []string{"-repo", root, fresh, fresh + "2"}, 2, "one OUTDIR, not 2 arguments"},
-		{"not empty", []string{"-repo", root, full}, 1, "OUTDIR " + full + " is not empty (notes.txt"},
+		{"not empty", []string{"-repo", root, full}, 1, "OUTDIR " + full + " is not empty (notes.txt)"},
 		{"a file", []string{"-repo", root, file}, 1, "OUTDIR " + file + " is a file"},
 		{"inside the repo", []string{"-repo", root, inside}, 1, "OUTDIR " + inside + " is inside the course repository " + root},
 		{"inside the repo by a symlink", []string{"-repo", root, filepath.Join(link, "build", "r")}, 1, "is inside the course repository " + root},
@@ -451,7 +452,7 @@ func TestReleaseRefusesBadInput(t *testing.T) {
 		os.RemoveAll(inside)
 		t.Error("a release was written inside the course repository")
 	}
-	if ents, _ := os.ReadDir(full); len(ents) != 1 {
+	if ents, _ := os.ReadDir(full); len(ents) != 2 {
 		t.Errorf("the non-empty OUTDIR was changed: %v", ents)
 	}
 }
@@ -496,5 +497,28 @@ func TestTeacherOnlyEverywhere(t *testing.T) {
 		if !entries[p] {
 			t.Errorf(".dockerignore does not name %s", p)
 		}
+	}
+}
+
+// The next release goes into the published release's checkout once it is
+// emptied but for its .git (git rm -rq .): the .git stays as it was.
+func TestReleaseIntoAnEmptiedCheckout(t *testing.T) {
+	root := courseRoot(t)
+	dir := filepath.Join(t.TempDir(), "class")
+	head := filepath.Join(dir, ".git", "HEAD")
+	os.MkdirAll(filepath.Dir(head), 0o755)
+	os.WriteFile(head, []byte("ref: refs/heads/main\n"), 0o644)
+	var out bytes.Buffer
+	if code := run([]string{"release", "-repo", root, dir}, &out, &out); code != 0 {
+		t.Fatalf("exit %d: %s", code, out.String())
+	}
+	if b, _ := os.ReadFile(head); string(b) != "ref: refs/heads/main\n" {
+		t.Errorf(".git/HEAD is %q", b)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "notebooks", "00-start-here.ipynb")); err != nil {
+		t.Error(err)
+	}
+	if !strings.Contains(out.String(), "wrote the students' repository "+dir) {
+		t.Errorf("stdout: %s", out.String())
 	}
 }
