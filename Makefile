@@ -11,8 +11,7 @@
 #   make test-notebooks  execute notebooks (nbrun): solutions' checks pass, untouched exercises' checks fail
 #   make test-browser    pytest: tools/test_browser_*.py and test_*.py under charts/ (headless Debian chromium)
 #   make test-docker     static checks of the Dockerfile; the Python locks resolve on Python 3.11.2 and newer 3.11
-#   make test-image      the students' image built (podman) from a release, started as Binder does and as a JupyterHub
-#                        single-user server; prints size and timings
+#   make test-image      the students' image built (podman) from a release, run as Binder and JupyterHub run it; figures
 #   make fuzz-long       FuzzWorld for FUZZTIME=300000x (about 15 min)
 #   make bench           go benchmarks (BENCH=regexp, BENCHTIME=1s, COUNT=1)
 #   make bench-grade     kgviz grade on a class of 30 x 12 notebooks (minutes)
