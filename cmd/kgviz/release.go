@@ -23,9 +23,8 @@ import (
 //
 // What goes in is listed (releaseFiles): a file the course gains later is
 // left out until it is listed here. What must never go in is listed once
-// (teacherOnly, and courseOnly for the teacher's tools); release refuses to write a release that would hold one of
-// them, and TestTeacherOnlyEverywhere checks that .dockerignore and the
-// Dockerfile's guard name the same paths.
+// (teacherOnly; courseOnly for the teacher's tools): a listed folder is
+// copied without them, and a release found holding one is removed.
 
 // teacherOnly is every path of the course repository that holds answers,
 // with the reason: never in a release, never in an image (.dockerignore and
