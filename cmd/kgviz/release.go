@@ -53,6 +53,7 @@ var courseOnly = []struct{ path, why string }{
 var releaseFiles = []string{
 	"go.mod", "go.sum",
 	"kgviz", "charts", "scenarios", "exercises", // the package, its views, the demos' worlds, the public checks
+	"realkafka", // notebooks 03, 06, 07, 10, 11, 12a, 12b chart the real broker's recordings (embedded testdata)
 	"notebooks/*.ipynb",
 	"docs/cheat-sheet.md", "docs/glossary.md", "docs/simplifications.md", "docs/images/heatmap-range.png",
 	"Dockerfile", // Binder builds it (repo2docker); JupyterHub runs the same image

@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"regexp"
 	"runtime"
 	"sort"
 	"strconv"
@@ -383,6 +384,31 @@ func TestReleaseBuilds(t *testing.T) {
 		if _, err := os.Stat(filepath.Join(dir, f)); err != nil {
 			t.Errorf("the release has no %s: %v", f, err)
 		}
+	}
+}
+
+// Every package of the module that a notebook of the release imports is in
+// the release (notebook 03 charts realkafka's recordings: a release without
+// realkafka failed in the image).
+func TestReleaseHasWhatItsNotebooksImport(t *testing.T) {
+	dir := theRelease(t)
+	imp := regexp.MustCompile(`"` + regexp.QuoteMeta(modulePath) + `/([a-z0-9/]+)"`)
+	nbs, _ := filepath.Glob(filepath.Join(dir, "notebooks", "*.ipynb"))
+	seen := map[string]bool{}
+	for _, p := range nbs {
+		for _, c := range loadNotebook(t, p).Cells {
+			for _, m := range imp.FindAllStringSubmatch(cellSource(c), -1) {
+				if !seen[m[1]] {
+					seen[m[1]] = true
+					if goFiles, _ := filepath.Glob(filepath.Join(dir, m[1], "*.go")); len(goFiles) == 0 {
+						t.Errorf("%s imports %s/%s, which the release does not have", filepath.Base(p), modulePath, m[1])
+					}
+				}
+			}
+		}
+	}
+	if !seen["realkafka"] || !seen["kgviz"] {
+		t.Errorf("the notebooks import %v: the test looks for the wrong thing", seen)
 	}
 }
 
