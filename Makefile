@@ -14,7 +14,7 @@
 #   make test-notebooks  execute notebooks (nbrun): solutions' checks pass, untouched exercises' checks fail
 #   make test-browser    pytest: tools/test_browser_*.py and test_*.py under charts/ (headless Debian chromium)
 #   make test-docker     static checks of the Dockerfile; the Python locks resolve on Python 3.11.2 and newer 3.11
-#   make test-image      the students' image built (podman) and started as Binder does; prints size and timings
+#   make test-image      the students' image built (podman) from a release, run as Binder and JupyterHub run it; figures
 #   make fuzz-long       FuzzWorld for FUZZTIME=300000x (about 15 min)
 #   make bench           go benchmarks (BENCH=regexp, BENCHTIME=1s, COUNT=1)
 #   make bench-grade     kgviz grade on a class of 30 x 12 notebooks (minutes)
@@ -188,7 +188,8 @@ test-docker: need-setup
 	rc=0; $(PYTEST) -q tools/test_dockerfile.py tools/test_pylock.py || rc=$$?; \
 	if [ $$rc = 5 ]; then echo "test-docker: no tests collected"; fi; exit $$rc
 
-# Builds the Dockerfile for real (podman as root; tools/image/). Caches live in KGVIZ_IMAGE_CACHE (default
+# Builds the Dockerfile of a release (`kgviz release` into /var/tmp: what a class publishes) for real (podman as
+# root; tools/image/), and starts it as Binder and as a JupyterHub spawner do. Caches live in KGVIZ_IMAGE_CACHE (default
 # /var/tmp/kgviz-image): the bookworm rootfs, the base image, the apt and venv+tools layers; the images and
 # containers of a run are removed at its end. Figures: build/image/figures.json.
 test-image: need-setup

@@ -41,7 +41,7 @@ HEADER = """\
 # (Debian 12's python3; the README accepts 3.11.2 and newer 3.11); do not edit by hand.
 """
 WHAT = {
-    "requirements-image.txt": "Lock of the student image's Python (Dockerfile): JupyterLab and Notebook only.",
+    "requirements-image.txt": "Lock of the student image's Python (Dockerfile): JupyterLab, Notebook, jupyterhub-singleuser.",
     "requirements.txt": "Lock of the developers' and CI's Python tools: the image's set plus the test tools.",
 }
 

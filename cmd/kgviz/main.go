@@ -3,6 +3,8 @@
 //	kgviz report -demo 2 -o demo2.html   a standalone, offline HTML report of a demo world (number or name)
 //	kgviz report -list                   the demos, numbered as the README and the notebooks number them
 //	kgviz grade [flags] SUBMISSIONS      grade submitted notebooks in a sandbox, write CSV gradebooks
+//	kgviz grade merge SHARD_DIR...       join the gradebooks of -shard i/n runs into one
+//	kgviz release [flags] OUTDIR         write the students' repository: no answers, no grader
 //	kgviz -h                             every command in a line, with an example
 //
 // The report holds every view of the charts package (timeline, sequence
@@ -42,6 +44,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return report(args[1:], stdout, stderr)
 	case "grade":
 		return grade(args[1:], stdout, stderr)
+	case "release":
+		return release(args[1:], stdout, stderr)
 	case "help", "-h", "-help", "--help":
 		usage(stdout)
 		return 0
@@ -62,8 +66,10 @@ type command struct {
 var commands = []command{
 	{"report", "write a demo's standalone, offline HTML page with every chart (timeline, sequence, heatmap, ...)",
 		"kgviz report -demo 2 -o demo2.html    (demo by number 1-12 or name; -list lists them)"},
-	{"grade", "grade submitted notebooks in a sandbox; writes build/grades/gradebook.csv and totals.csv",
-		"KGVIZ_GRADE_KEY='a secret phrase' kgviz grade submissions/"},
+	{"grade", "grade submitted notebooks in a sandbox into gradebook.csv and totals.csv (-shard i/n + grade merge: many machines)",
+		"KGVIZ_GRADE_KEY='a secret phrase' kgviz grade -out ~/grading/grades ~/grading/submissions"},
+	{"release", "write the students' repository (notebooks without outputs, kgviz, the public checks; no answers, no grader)",
+		"kgviz release -github teacher/kafka-class-2027 ../kafka-class-release"},
 }
 
 // lookupCommand returns the subcommand of that name.
@@ -86,6 +92,7 @@ func usage(out io.Writer) {
 	fmt.Fprintln(out)
 	fmt.Fprintln(out, reportUsage)
 	fmt.Fprintln(out, "       "+gradeUsage())
+	fmt.Fprintln(out, "       "+releaseUsage())
 	fmt.Fprintln(out, "       kgviz COMMAND -h   (a command's flags)")
 	fmt.Fprintln(out, "demos: "+demoList())
 }

@@ -174,7 +174,8 @@ class PodmanRunner(Runner):
             return False, f"podman info failed: {r.stderr[-500:]}"
         return True, "podman " + run(["podman", "--version"]).stdout.split()[-1] + " with " + r.stdout.strip()
 
-    def build(self) -> None:
+    def build(self, src: Path = ROOT) -> None:
+        """Builds src/Dockerfile with src as the context: the students' repository that `kgviz release` wrote."""
         t0 = time.monotonic()
         base_log = self.workdir / "base.log"
         with open(base_log, "w") as log:
@@ -184,7 +185,7 @@ class PodmanRunner(Runner):
         build_log = self.workdir / "build.log"
         with open(build_log, "w") as log:
             r = self.podman("build", "--pull=never", "--layers", "--network=host", "-t", self.image, "-f",
-                            str(ROOT / "Dockerfile"), str(ROOT), check=False, log=log, timeout=3600)
+                            str(src / "Dockerfile"), str(src), check=False, log=log, timeout=3600)
         self.build_log = build_log.read_text()
         if r.returncode != 0:
             raise RuntimeError(f"podman build failed (exit {r.returncode}):\n{self.build_log[-6000:]}")
@@ -234,6 +235,24 @@ class PodmanRunner(Runner):
         pod.started = time.monotonic()
         self.podman(*args, image or self.image, "python3", "-c", BINDER_LAUNCHER,
                     *binder_args(8888, token, default_url), *extra_args)
+        self.containers.append(cname)
+        pod.wait_ready()
+        return pod
+
+    def start_singleuser(self, *, env: dict, port: int, token: str, cmd: list[str], uid: int,
+                         mounts=(), name: str = "hub") -> Pod:
+        """A container as a JupyterHub spawner (KubeSpawner) starts one: the image's ENTRYPOINT with `cmd` as its
+        arguments, the JUPYTERHUB_* environment, as `uid`, volumes at their mount paths. On the host's network, so
+        that it reaches the test's Hub API on 127.0.0.1 (in a cluster the Hub is a Service)."""
+        cname = f"kgviz-{name}-{self.run_id}"
+        args = ["run", "-d", "--name", cname, "--user", str(uid), f"--memory={MEMORY}", "--network=host"]
+        for k, v in env.items():
+            args += ["-e", f"{k}={v}"]
+        for src, dst in mounts:
+            args += ["-v", f"{src}:{dst}:Z"]
+        pod = Pod(self, cname, port, token, handle=cname)
+        pod.started = time.monotonic()
+        self.podman(*args, self.image, *cmd)
         self.containers.append(cname)
         pod.wait_ready()
         return pod
@@ -328,12 +347,14 @@ class PodmanRunner(Runner):
 
 
 # --------------------------------------------------------------------------------------------------------------
-DOCKERIGNORE = [l.strip() for l in (ROOT / ".dockerignore").read_text().splitlines() if l.strip() and not l.startswith("#")]
+def dockerignore(src: Path) -> list[str]:
+    f = src / ".dockerignore"
+    return [l.strip() for l in f.read_text().splitlines() if l.strip() and not l.startswith("#")] if f.exists() else []
 
 
-def ignored(rel: str) -> bool:
+def ignored(rel: str, patterns: list[str]) -> bool:
     parts = rel.split("/")
-    for pat in DOCKERIGNORE:
+    for pat in patterns:
         pat = pat.removeprefix("**/")
         for i in range(len(parts)):
             if fnmatch.fnmatch("/".join(parts[: i + 1]), pat) or fnmatch.fnmatch(parts[i], pat):
@@ -379,19 +400,20 @@ class LocalRunner(Runner):
         return run(self.as_user(["bash", "-c", script]), env=self.env(), cwd=self.repo, check=check,
                    timeout=timeout, log=log)
 
-    def build(self) -> None:
+    def build(self, src: Path = ROOT) -> None:
+        """The Dockerfile's steps on a copy of src (the release) without what its .dockerignore names."""
         t0 = time.monotonic()
         if self.workdir.exists():
             shutil.rmtree(self.workdir / "home", ignore_errors=True)
         self.repo.mkdir(parents=True)
-        files = run(["git", "ls-files", "-co", "--exclude-standard"], cwd=ROOT).stdout.split("\n")
-        for rel in filter(None, files):
-            src = ROOT / rel
-            if ignored(rel) or not src.is_file():
+        patterns = dockerignore(src)
+        for f in sorted(src.rglob("*")):
+            rel = f.relative_to(src).as_posix()
+            if ignored(rel, patterns) or not f.is_file():
                 continue
             dst = self.repo / rel
             dst.parent.mkdir(parents=True, exist_ok=True)
-            shutil.copy2(src, dst)
+            shutil.copy2(f, dst)
         run(["chown", "-R", f"{UID}:{UID}", str(self.workdir / "home")])
         os.chmod(self.workdir, 0o755)
         with open(self.workdir / "build.log", "w") as log:
@@ -413,6 +435,24 @@ class LocalRunner(Runner):
         log = open(self.workdir / f"{name}.log", "wb")
         p = subprocess.Popen(cmd, env=self.env(), cwd=self.repo, stdout=log, stderr=subprocess.STDOUT,
                              stdin=subprocess.DEVNULL, start_new_session=True)
+        self.procs.append(p)
+        pod = Pod(self, name, port, token, handle=p)
+        pod.started = time.monotonic()
+        pod.wait_ready()
+        return pod
+
+    def start_singleuser(self, *, env: dict, port: int, token: str, cmd: list[str], uid: int,
+                         mounts=(), name: str = "hub") -> Pod:
+        """The entrypoint with `cmd` as uid 1000 with the JUPYTERHUB_* environment; a mount's folder is made in
+        place (no volumes here)."""
+        assert uid == UID, f"the local runner acts as uid {UID} only, not {uid}"
+        for _, dst in mounts:
+            local = self.home / Path(dst).relative_to("/home/jovyan")
+            local.mkdir(parents=True, exist_ok=True)
+            run(["chown", f"{UID}:{UID}", str(local)])
+        log = open(self.workdir / f"{name}.log", "wb")
+        p = subprocess.Popen(self.as_user(["sh", self.entrypoint, *cmd]), env={**self.env(), **env}, cwd=self.repo,
+                             stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
         self.procs.append(p)
         pod = Pod(self, name, port, token, handle=p)
         pod.started = time.monotonic()

@@ -1,11 +1,12 @@
-"""The students' image, built from the Dockerfile and started as Binder starts it (`make test-image`).
+"""The students' image, built from a release (`kgviz release`: the students' repository, no answers) with its
+Dockerfile, and started as Binder starts it and as a JupyterHub spawner starts it (`make test-image`).
 
 With podman (tools/image/pod.py, PodmanRunner): the base golang:1.26.8-bookworm made locally (tools/image/base.sh),
 the Dockerfile built as it is, pods started with BinderHub's command and arguments as uid 1000. Where podman cannot
 run, the same steps as uid 1000 with Debian's python3 (LocalRunner); the output says which runner ran.
 
 - test_image_size_and_no_answers: image <= 1.5 GB; no solutions/, no notebook sources, no answer tests, and no
-  line of any solution anywhere in the image's home.
+  line of any solution anywhere in the image's home (what the release carries is the image's context).
 - test_fresh_pod_a_week_later: the image as Binder serves it 8 days after the build (build cache entries and
   trim.txt set back 8 days), a fresh pod on 1 CPU: 00-start-here runs through the server, its first chart cell
   within 3 s; its untouched exercise fails, every other cell passes.
@@ -17,6 +18,11 @@ run, the same steps as uid 1000 with Debian's python3 (LocalRunner); the output 
   notebooks/mine/ (Lab's copy, contents API) through the server, and a demo copied to ~/mywork/ executed in the pod.
 - test_completion_and_hover_through_the_kernel: complete_request / inspect_request answered by gopls.
 - test_dev_lock_resolves_on_the_image_python: tools/requirements.txt resolves on the image's real Python 3.11.2.
+- test_jupyterhub_singleuser: the image as a JupyterHub single-user server, started with the Helm values of
+  docs/deploy-jupyterhub.md (cmd, uid, defaultUrl, the students' volume at homeMountPath) and the environment a Hub
+  gives it, against a Hub API of the test's (tools/image/fakehub.py): it asks the Hub, refuses a token the Hub
+  refuses, sends a browser to the Hub's login, runs notebook 02 through the server, and a notebook saved into the
+  volume lands there.
 - test_notebook_in_a_real_browser: JupyterLab of a pod in headless Debian chromium: Run All on a demo notebook,
   the charts draw; screenshot build/screenshots/image-lab.png (skipped without chromium/Playwright).
 
@@ -34,11 +40,17 @@ import sys
 import time
 from pathlib import Path
 
+import shutil
+import tempfile
+import urllib.error
+import urllib.request
+
 import pytest
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 import nbws  # noqa: E402
-from pod import ROOT, UID, LocalRunner, PodmanRunner  # noqa: E402
+from fakehub import FakeHub, singleuser_env  # noqa: E402
+from pod import BASE_URL, ROOT, UID, LocalRunner, PodmanRunner, free_port  # noqa: E402
 
 OUT = ROOT / "build" / "image"
 FIGURES = OUT / "figures.json"
@@ -63,9 +75,27 @@ def notebook(rel: str) -> dict:
 
 
 @pytest.fixture(scope="module")
-def runner():
+def release():
+    """The students' repository, written by `kgviz release` outside the course repository (it refuses a folder
+    inside it): the image's build context."""
     OUT.mkdir(parents=True, exist_ok=True)
     FIGURES.unlink(missing_ok=True)
+    tmp = Path(tempfile.mkdtemp(prefix="kgviz-image-release-", dir="/var/tmp"))
+    os.chmod(tmp, 0o755)
+    dest = tmp / "class"
+    try:
+        r = subprocess.run(["go", "run", "./cmd/kgviz", "release", "-github", "my-school/kafka-class", str(dest)],
+                           cwd=ROOT, capture_output=True, text=True, timeout=900)
+        assert r.returncode == 0, r.stdout + r.stderr
+        files = [f for f in dest.rglob("*") if f.is_file()]
+        figure("release", f"{len(files)} files, {sum(f.stat().st_size for f in files) / 1e6:.1f} MB")
+        yield dest
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def runner(release):
     work = OUT / "work"
     work.mkdir(exist_ok=True)
     ok, why = PodmanRunner.usable(work)
@@ -82,7 +112,7 @@ def runner():
         why = why2
     figure("runner", f"{r.kind}: {why}")
     try:
-        r.build()
+        r.build(release)
         figure("build_s", r.figures["build_s"])
         if "base_image_s" in r.figures:
             figure("base_image_s", r.figures["base_image_s"])
@@ -112,9 +142,10 @@ def judge_untouched(runs: list[nbws.CellRun]) -> list[str]:
 
 
 # --------------------------------------------------------------------------------------------------------------
-def solution_lines() -> list[str]:
+def solution_lines(release: Path) -> list[str]:
     """Lines that only the answers contain: every line of a solution cell (notebooks/src `=== solution`) that is
-    not in the learner's stub and appears in no file the image is meant to carry."""
+    not in the learner's stub and appears in no file the image is meant to carry (the release: cmd/kgviz's
+    TestReleaseHoldsNoAnswer shows that it carries no answer)."""
     lines: set[str] = set()
     for src in sorted((ROOT / "notebooks/src").glob("*.txt")):
         kind, stub, cur = None, set(), []
@@ -127,29 +158,25 @@ def solution_lines() -> list[str]:
                 kind, cur = line.split()[1], []
                 continue
             cur.append(line)
-    # Everything the repository holds outside the answers may be in the image: a solution line that also appears
-    # there (realkafka's scenarios return kgviz.CommitAfter too) proves nothing.
-    tracked = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True, check=True).stdout
+    # Everything the release holds may be in the image: a solution line that also appears there (a generic Go
+    # line of kgviz's own code) proves nothing.
     carried = ""
-    for name in tracked.decode().split("\0"):
-        if not name or name.startswith(("solutions/", "notebooks/src/")) or name == "exercises/answers_gen_test.go":
-            continue
-        f = ROOT / name
+    for f in release.rglob("*"):
         if f.is_file() and f.stat().st_size < 2_000_000:
             carried += f.read_text(errors="replace")
     return sorted(l for l in lines if l not in carried and json.dumps(l)[1:-1] not in carried)
 
 
-def test_image_size_and_no_answers(runner):
+def test_image_size_and_no_answers(runner, release):
     size = runner.figures["image_bytes"]
     print(f"[image] size {size / 1e9:.2f} GB (limit {MAX_IMAGE_BYTES / 1e9} GB)")
     assert size <= MAX_IMAGE_BYTES, f"image is {size / 1e9:.2f} GB"
-    lines = solution_lines()
+    lines = solution_lines(release)
     assert len(lines) >= 20, f"too few solution lines to look for: {lines}"
     patterns = OUT / "work" / "solution-lines.txt"
     patterns.write_text("\n".join(lines) + "\n")
     # The image's home and /tmp (the local fallback has only its scratch home: the machine's /tmp is not its own)
-    check = ('cd "$HOME" && for p in kgviz/solutions kgviz/notebooks/src kgviz/exercises/answers_gen_test.go; do '
+    check = ('cd "$HOME" && for p in kgviz/solutions kgviz/notebooks/src kgviz/docs/instructor-guide.md kgviz/cmd; do '
              '[ ! -e "$p" ] || echo "PRESENT $p"; done; find "$HOME" {tmp} -path "$HOME/go/pkg/mod" -prune -o -type f -print0 2>/dev/null '
              '| xargs -0 grep -lF -f {pat} 2>/dev/null | sed "s/^/FOUND /"; true')
     # Go's module cache holds third-party modules from the proxy, byte for byte as published: a generic Go line of
@@ -280,6 +307,76 @@ def test_dev_lock_resolves_on_the_image_python(runner):
     pins = sum(1 for l in (ROOT / "tools/requirements.txt").read_text().splitlines() if "==" in l)
     figure("dev_lock_on_image_python", f"Python {version}: {n} packages")
     assert n == pins, (n, pins)
+
+
+def helm_values() -> dict:
+    """The Helm values of docs/deploy-jupyterhub.md (its first yaml block)."""
+    import yaml
+    doc = (ROOT / "docs" / "deploy-jupyterhub.md").read_text()
+    return yaml.safe_load(re.search(r"```yaml\n(.*?)```", doc, re.S).group(1))
+
+
+def image_jupyterhub_version() -> str:
+    return re.search(r"^jupyterhub==(\S+)", (ROOT / "tools/requirements-image.txt").read_text(), re.M).group(1)
+
+
+class NoRedirect(urllib.request.HTTPRedirectHandler):
+    def redirect_request(self, *args, **kw):
+        return None
+
+
+def status_and_location(url: str, token: str | None = None) -> tuple[int, str]:
+    req = urllib.request.Request(url, headers={"Authorization": f"token {token}"} if token else {})
+    try:
+        with urllib.request.build_opener(NoRedirect).open(req, timeout=30) as r:
+            return r.status, r.headers.get("Location", "")
+    except urllib.error.HTTPError as e:
+        return e.code, e.headers.get("Location", "")
+
+
+def test_jupyterhub_singleuser(runner):
+    values = helm_values()["singleuser"]
+    cmd = values["cmd"] if isinstance(values["cmd"], list) else [values["cmd"]]
+    assert cmd == ["jupyterhub-singleuser"], cmd
+    uid, default_url, mount = values["uid"], values["defaultUrl"], values["storage"]["homeMountPath"]
+    user, token, port = BASE_URL.strip("/").split("/")[-1], os.urandom(16).hex(), free_port()
+    volume = OUT / "work" / "student-volume"
+    shutil.rmtree(volume, ignore_errors=True)
+    volume.mkdir(parents=True)
+    os.chown(volume, uid, values["fsGid"])
+    with FakeHub(user, token, image_jupyterhub_version()) as hub:
+        env = singleuser_env(hub, port, BASE_URL, default_url)
+        pod = runner.start_singleuser(env=env, port=port, token=token, cmd=cmd, uid=uid, mounts=[(volume, mount)],
+                                      name="hub")
+        try:
+            figure("singleuser_answered_s", round(pod.answered_after, 1))
+            assert ("GET", "/hub/api", False) in hub.calls, hub.calls  # the version check at start
+            assert ("GET", "/hub/api/user", True) in hub.calls, hub.calls  # our token, checked by the Hub
+            # A token the Hub does not know is refused; a browser without a session goes to the Hub's login; the
+            # server's root goes to the default URL of the values.
+            assert status_and_location(pod.http + "api/kernelspecs", "not-the-token")[0] == 403
+            code, where = status_and_location(pod.http + "lab")
+            assert code == 302 and where.startswith("/hub/api/oauth2/authorize?"), (code, where)
+            code, where = status_and_location(pod.http, token)
+            assert code == 302 and where.startswith(BASE_URL.rstrip("/") + default_url), (code, where)
+            specs = pod.api("GET", "kernelspecs")
+            assert specs["default"] == "gonb", specs["default"]
+            names = {c["name"] for c in pod.api("GET", "contents/notebooks")["content"]}
+            assert {"00-start-here.ipynb", DEMO, Path(mount).name} <= names, names
+            r = pod.sh("id -u; jupyterhub-singleuser --version")
+            assert r.stdout.split()[0] == str(uid), r.stdout
+            figure("singleuser", f"jupyterhub-singleuser {r.stdout.split()[1]}, uid {uid}, volume at {mount}")
+            # Notebook 02 through the single-user server, then a copy saved into the student's volume.
+            k, runs = nbws.run_notebook(pod, f"notebooks/{DEMO}", notebook(f"notebooks/{DEMO}"))
+            assert judge_untouched(runs) == [] and any(r.is_chart for r in runs)
+            figure("singleuser_demo_02_total_s", round(sum(r.seconds for r in runs), 1))
+            rel_mount = Path(mount).relative_to("/home/jovyan/kgviz").as_posix()
+            copy = pod.api("POST", f"contents/{rel_mount}", {"copy_from": f"notebooks/{DEMO}"})
+            if isinstance(runner, PodmanRunner):
+                saved = volume / Path(copy["path"]).name
+                assert saved.is_file(), sorted(p.name for p in volume.iterdir())
+        finally:
+            runner.stop(pod)
 
 
 def test_notebook_in_a_real_browser(runner):
