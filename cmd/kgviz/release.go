@@ -44,6 +44,7 @@ var courseOnly = []struct{ path, why string }{
 	{"cmd", "the grader (kgviz grade) and its attack suite: the teacher's tools"},
 	{"exercises/giveaways", "prints every prediction's expected value on the notebooks' scenarios"},
 	{"exercises/exercises_test.go", "checks the registry against notebooks/src and the course README"},
+	{"exercises/sources_test.go", "checks that notebooks/src and the guide cite docs/sources.md's facts"},
 }
 
 // releaseFiles is what a release holds, copied from the course: files, or
@@ -53,11 +54,12 @@ var courseOnly = []struct{ path, why string }{
 var releaseFiles = []string{
 	"go.mod", "go.sum",
 	"kgviz", "charts", "scenarios", "exercises", // the package, its views, the demos' worlds, the public checks
-	"realkafka", // notebooks 03, 06, 07, 10, 11, 12a, 12b chart the real broker's recordings (embedded testdata)
+	"realkafka",           // notebooks 03, 06, 07, 10, 11, 12a, 12b chart the real broker's recordings (embedded testdata)
+	"internal/builtinuse", // kgviz's assignors count their runs (the own-code checks of ex02-3 and ex03-3)
 	"notebooks/*.ipynb",
 	"docs/cheat-sheet.md", "docs/glossary.md", "docs/simplifications.md", "docs/images/heatmap-range.png",
 	"Dockerfile", // Binder builds it (repo2docker); JupyterHub runs the same image
-	"scripts/setup.sh", "scripts/lab.sh", "scripts/docker-entrypoint.sh",
+	"scripts/setup.sh", "scripts/progress.sh", "scripts/lab.sh", "scripts/docker-entrypoint.sh",
 	"tools/requirements-image.txt", "tools/requirements.txt", "tools/gopls/go.mod", "tools/gopls/go.sum",
 	"tools/nbrun.py", // the image's warm-up runs 00-start-here with it
 }
