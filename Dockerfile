@@ -7,7 +7,7 @@
 # owned by that user, and the ENTRYPOINT execs the command Binder passes (its `python3 -c` launcher, which runs
 # `jupyter lab --ip=0.0.0.0 --port=... --ServerApp.token=...`).
 # The class builds it from the students' repository that `kgviz release` writes (no answers in it: no solutions/,
-# notebooks/src/ or instructor guide); built in the course repository, .dockerignore keeps those out, and the build
+# course/ or instructor guide); built in the course repository, .dockerignore keeps those out, and the build
 # fails if one got in. The same image runs as a JupyterHub single-user server (`jupyterhub-singleuser`, Zero to
 # JupyterHub: docs/deploy-jupyterhub.md). `make test-image` builds it from a release and runs it both ways.
 
@@ -53,7 +53,7 @@ RUN KGVIZ_SKIP_APT=1 KGVIZ_PROFILE=image KGVIZ_STOP_AFTER=gotools bash scripts/s
 COPY --chown=${NB_UID}:${NB_UID} . ${KGVIZ_REPO}
 USER root
 RUN install -m 0755 ${KGVIZ_REPO}/scripts/docker-entrypoint.sh /usr/local/bin/kgviz-entrypoint \
- && if [ -e ${KGVIZ_REPO}/solutions ] || [ -e ${KGVIZ_REPO}/notebooks/src ] || [ -e ${KGVIZ_REPO}/docs/instructor-guide.md ] \
+ && if [ -e ${KGVIZ_REPO}/solutions ] || [ -e ${KGVIZ_REPO}/course ] || [ -e ${KGVIZ_REPO}/docs/instructor-guide.md ] \
        || [ -e ${KGVIZ_REPO}/kgviz/listener_example_test.go ]; then \
         echo "the image must not carry answers: build it from a release (kgviz release), or keep .dockerignore's answers out" >&2; exit 1; \
     fi

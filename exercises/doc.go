@@ -26,11 +26,11 @@
 // Its fields:
 //
 //   - ID is the check cell's nbgrader grade_id; the answer cell's is ID+"-answer"
-//     (notebooks/src: "=== answer ex02-2" and "=== check ex02-2 points=N").
+//     (course: "=== answer ex02-2" and "=== check ex02-2 points=N").
 //     Points must equal the check cell's points (a test compares them).
 //   - Answers are the functions the answer cell declares, by name and Go type,
 //     in the order Verify receives them. The names must be declared in the
-//     notebook's answer cells (a test checks notebooks/src).
+//     notebook's answer cells (a test checks course).
 //   - Verify judges the answers on the notebook's scenario and on the
 //     variant's scenarios, and returns an Outcome.
 //   - Practice marks an exercise that scores nothing (ex00-1): Points is 0,
@@ -113,7 +113,7 @@
 //
 // # Adding an exercise
 //
-//  1. notebooks/src/NN-*.txt: the question, "=== answer exNN-K" (the stub,
+//  1. course/NN-*.txt: the question, "=== answer exNN-K" (the stub,
 //     returning the zero value), "=== solution", "=== check exNN-K" calling
 //     exercises.CheckNN_K; python3 tools/gen_notebooks.py.
 //  2. exNN.go: register the Exercise, write verifyNN_K and CheckNN_K.

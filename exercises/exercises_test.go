@@ -35,7 +35,7 @@ func TestRegistryMatchesTheNotebooks(t *testing.T) {
 	check := regexp.MustCompile(`(?m)^=== check (ex\d\d[a-z]?-\d+)((?: \S+)*)$`)
 	answer := regexp.MustCompile(`(?ms)^=== answer (ex\d\d[a-z]?-\d+)[^\n]*\n(.*?)^=== solution`)
 	explain := regexp.MustCompile(`(?m)^=== explain (ex\d\d[a-z]?-\d+)`)
-	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "notebooks", "src", "*.txt"))
+	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "course", "*.txt"))
 	seen := map[string]bool{}
 	for _, src := range srcs {
 		data, err := os.ReadFile(src)
@@ -284,7 +284,7 @@ func TestReportExitStatus(t *testing.T) {
 	}
 }
 
-// The generated notebooks and solutions/answers_gen_test.go must match notebooks/src.
+// The generated notebooks and solutions/answers_gen_test.go must match course.
 func TestGeneratedUpToDate(t *testing.T) {
 	python, err := exec.LookPath("python3")
 	if err != nil {
@@ -312,7 +312,7 @@ func TestREADMECounts(t *testing.T) {
 	practice := len(All()) - auto
 	explains, explainPoints := 0, 0
 	explain := regexp.MustCompile(`(?m)^=== explain ex\d\d[a-z]?-\d+((?: \S+)*)$`)
-	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "notebooks", "src", "*.txt"))
+	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "course", "*.txt"))
 	for _, src := range srcs {
 		data, err := os.ReadFile(src)
 		if err != nil {
@@ -344,7 +344,7 @@ func TestREADMECounts(t *testing.T) {
 func TestNotebookShape(t *testing.T) {
 	rewritten := []string{"00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12a", "12b", "13", "14"} // every notebook of the course (issue 15)
 	for _, nn := range rewritten {
-		srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "notebooks", "src", nn+"-*.txt"))
+		srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "course", nn+"-*.txt"))
 		if len(srcs) != 1 {
 			t.Fatalf("notebook %s: %v", nn, srcs)
 		}

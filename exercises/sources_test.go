@@ -140,7 +140,7 @@ func TestNotebookClaimsCiteTheirSources(t *testing.T) {
 	if len(facts) < 15 {
 		t.Fatalf("docs/sources.md lists %d facts; the course makes more claims than that", len(facts))
 	}
-	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "notebooks", "src", "*.txt"))
+	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "course", "*.txt"))
 	if len(srcs) < 16 {
 		t.Fatalf("notebook sources: %v", srcs)
 	}

@@ -2,7 +2,7 @@ package solutions_test
 
 // The reference solutions (solNN_*) and the untouched stubs (stubNN_*) come
 // from the notebooks' answer cells, through answers_gen_test.go, which
-// tools/gen_notebooks.py writes from notebooks/src. They live here, with the
+// tools/gen_notebooks.py writes from course. They live here, with the
 // solution notebooks, so that a student image without solutions/ holds no
 // answer. Every exercise of the registry must pass its solution on the public
 // variants and on secret keys, fail the stub with "not answered yet", and fail

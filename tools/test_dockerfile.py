@@ -91,7 +91,7 @@ def test_no_answers_in_the_image(ins):
     repository, .dockerignore keeps the answers out (the full list is cmd/kgviz/release.go's teacherOnly, compared
     with .dockerignore and this guard by TestTeacherOnlyEverywhere), grading output included."""
     ignored = {l.strip() for l in (ROOT / ".dockerignore").read_text().splitlines() if l.strip() and not l.startswith("#")}
-    assert {"solutions", "notebooks/src", "docs/instructor-guide.md", "submissions", "grades"} <= ignored
+    assert {"solutions", "course", "docs/instructor-guide.md", "submissions", "grades"} <= ignored
     runs = " ".join(v for k, v in ins if k == "RUN")
     assert "${KGVIZ_REPO}/solutions" in runs and "exit 1" in runs, "the build must fail if answers got in"
     assert "${KGVIZ_REPO}/docs/instructor-guide.md" in runs, "the rubrics and expected outputs stay with the teachers"

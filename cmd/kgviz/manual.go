@@ -13,7 +13,7 @@ import (
 	"unicode/utf8"
 )
 
-// Explanations (=== explain in notebooks/src; nbgrader "manually graded
+// Explanations (=== explain in course; nbgrader "manually graded
 // answers") are not graded by kgviz grade: the gradebook lists each with its
 // maximum and an empty score marked "manual", and the grader writes, per
 // student, a Markdown file with every explanation they handed in: the

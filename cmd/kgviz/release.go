@@ -33,7 +33,7 @@ import (
 // in this file.
 var teacherOnly = []struct{ path, why string }{
 	{"solutions", "the teacher's copies: every answer, every model explanation, the answers' Go tests"},
-	{"notebooks/src", "the notebooks' sources: every exercise with its solution"},
+	{"course", "the notebooks' sources: every exercise with its solution"},
 	{"docs/instructor-guide.md", "the expected outputs, the rubrics and the model answers"},
 	{"kgviz/listener_example_test.go", "ExampleWithRebalanceListener's listener is ex04-2's model answer"},
 }
@@ -43,8 +43,8 @@ var teacherOnly = []struct{ path, why string }{
 var courseOnly = []struct{ path, why string }{
 	{"cmd", "the grader (kgviz grade) and its attack suite: the teacher's tools"},
 	{"exercises/giveaways", "prints every prediction's expected value on the notebooks' scenarios"},
-	{"exercises/exercises_test.go", "checks the registry against notebooks/src and the course README"},
-	{"exercises/sources_test.go", "checks that notebooks/src and the guide cite docs/sources.md's facts"},
+	{"exercises/exercises_test.go", "checks the registry against course and the course README"},
+	{"exercises/sources_test.go", "checks that course and the guide cite docs/sources.md's facts"},
 }
 
 // releaseFiles is what a release holds, copied from the course: files, or

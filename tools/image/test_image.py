@@ -143,11 +143,11 @@ def judge_untouched(runs: list[nbws.CellRun]) -> list[str]:
 
 # --------------------------------------------------------------------------------------------------------------
 def solution_lines(release: Path) -> list[str]:
-    """Lines that only the answers contain: every line of a solution cell (notebooks/src `=== solution`) that is
+    """Lines that only the answers contain: every line of a solution cell (course `=== solution`) that is
     not in the learner's stub and appears in no file the image is meant to carry (the release: cmd/kgviz's
     TestReleaseHoldsNoAnswer shows that it carries no answer)."""
     lines: set[str] = set()
-    for src in sorted((ROOT / "notebooks/src").glob("*.txt")):
+    for src in sorted((ROOT / "course").glob("*.txt")):
         kind, stub, cur = None, set(), []
         for line in src.read_text().splitlines() + ["=== end"]:
             if line.startswith("=== "):
@@ -176,7 +176,7 @@ def test_image_size_and_no_answers(runner, release):
     patterns = OUT / "work" / "solution-lines.txt"
     patterns.write_text("\n".join(lines) + "\n")
     # The image's home and /tmp (the local fallback has only its scratch home: the machine's /tmp is not its own)
-    check = ('cd "$HOME" && for p in kgviz/solutions kgviz/notebooks/src kgviz/docs/instructor-guide.md kgviz/cmd; do '
+    check = ('cd "$HOME" && for p in kgviz/solutions kgviz/course kgviz/docs/instructor-guide.md kgviz/cmd; do '
              '[ ! -e "$p" ] || echo "PRESENT $p"; done; find "$HOME" {tmp} -path "$HOME/go/pkg/mod" -prune -o -type f -print0 2>/dev/null '
              '| xargs -0 grep -lF -f {pat} 2>/dev/null | sed "s/^/FOUND /"; true')
     # Go's module cache holds third-party modules from the proxy, byte for byte as published: a generic Go line of
