@@ -178,7 +178,9 @@ func (c *Chart) script(id string) string {
 	} else {
 		b.Write(c.meta)
 	}
-	b.WriteString("};\nvar F = {};\n")
+	b.WriteString("};\nvar F = {};\nvar LIBRARY = ")
+	b.Write(compactJSON("echarts " + EChartsVersion)) // the library block's data-kgviz-library (js/boot.js)
+	b.WriteString(";\n")
 	b.WriteString(jsCommon)
 	b.WriteString(jsView[c.kind])
 	b.WriteString(jsBoot)

@@ -104,11 +104,17 @@
 //
 // Limits of LibraryAuto: the library lives in one output. If that output is
 // cleared or its cell re-run (the new output then has no library, as the
-// marker says it was sent), a page opened later from the saved notebook
-// lacks the library and shows the static pictures until Setup() runs
-// again; so does a browser reload of an unsaved notebook while the kernel
-// keeps running. A kernel restart removes the marker's directory, so the
-// next chart carries the library again. A notebook executed top to bottom
+// marker says it was sent), or the page is reloaded or reopened while the
+// kernel keeps running, a chart displayed on the new page comes without the
+// library. The library block keeps its own text in the browser
+// (localStorage, per origin, once it has put ECharts on a page), and such a
+// chart loads it from there (js/boot.js): it is interactive on any browser
+// that showed a kgviz chart of this ECharts version before (the test:
+// tools/test_browser_lab.py, test_reopened_notebook_gets_interactive_charts).
+// Only a browser without that copy (another machine, storage off or full)
+// shows the static pictures until Setup() runs again. A kernel restart
+// removes the marker's directory, so the next chart carries the library
+// again. A notebook executed top to bottom
 // (nbconvert --execute, "Run All") carries exactly one copy, in its first
 // chart output or in the Setup cell.
 //

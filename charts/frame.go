@@ -174,6 +174,34 @@ func stopDesc(f *fold.Fold) string {
 	return ""
 }
 
+// notRun is the message of a chart of worlds that have members but never
+// ran: time never advanced, so there is nothing to draw ("" otherwise).
+func notRun(srcs ...Source) string {
+	members := false
+	for _, s := range srcs {
+		if s.Now() != 0 {
+			return ""
+		}
+		members = members || len(s.Members()) > 0
+	}
+	if !members {
+		return ""
+	}
+	if len(srcs) > 1 {
+		return "Nothing to show: time never advanced in these worlds (tick 0): call RunFor or RunUntil before drawing them."
+	}
+	return "Nothing to show: time never advanced (tick 0): the world has members but never ran; call RunFor or RunUntil before drawing it."
+}
+
+// numberWord names a group's number: a classic group's generation, a KIP-848
+// consumer group's group epoch (fold.GroupEpochs).
+func numberWord(epochs bool) string {
+	if epochs {
+		return "group epoch"
+	}
+	return "generation"
+}
+
 // timeMark is a moment marked across a time chart: a new generation, a
 // configuration change, an incomplete assignment, the stop.
 type timeMark struct {
@@ -182,8 +210,11 @@ type timeMark struct {
 	kind  markKind
 	label string // shown at the mark
 	text  string // the tooltip
-	row   int    // label row (timeline, heatmap: rows above the plot)
-	left  bool   // the label ends at the line (no room on its right)
+	// legend, when set, names the mark's kind in the legend instead of
+	// markStyle's (a KIP-848 group's "new group epoch")
+	legend string
+	row    int  // label row (timeline, heatmap: rows above the plot)
+	left   bool // the label ends at the line (no room on its right)
 }
 
 type markKind int
@@ -214,10 +245,15 @@ func timeMarks(f *fold.Fold, from, to int, gens, incomplete bool) []timeMark {
 	var ms []timeMark
 	in := func(t int) bool { return t >= from && t <= to }
 	if gens {
+		// A KIP-848 consumer group counts group epochs, not generations.
+		word, short, legend := numberWord(false), "gen ", ""
+		if f.GroupEpochs() {
+			word, short, legend = numberWord(true), "epoch ", "new group epoch"
+		}
 		for _, g := range f.Generations() {
 			if in(g.Tick) {
-				ms = append(ms, timeMark{tick: g.Tick, kind: markGeneration, label: "gen " + itoa(g.Generation),
-					text: fmt.Sprintf("generation %d starts at tick %d", g.Generation, g.Tick)})
+				ms = append(ms, timeMark{tick: g.Tick, kind: markGeneration, label: short + itoa(g.Generation), legend: legend,
+					text: fmt.Sprintf("%s %d starts at tick %d", word, g.Generation, g.Tick)})
 			}
 		}
 	}
@@ -318,8 +354,19 @@ func markLegend(items []legendItem, ms []timeMark) []legendItem {
 			if !markStyle[k].dashed {
 				st = swatchLine
 			}
-			items = append(items, legendItem{markStyle[k].legend, markStyle[k].color, st})
+			items = append(items, legendItem{markName(ms, k), markStyle[k].color, st})
 		}
 	}
 	return items
+}
+
+// markName is the legend's name of the marks of kind k: markStyle's, unless
+// the first such mark names it.
+func markName(ms []timeMark, k markKind) string {
+	for _, m := range ms {
+		if m.kind == k && m.legend != "" {
+			return m.legend
+		}
+	}
+	return markStyle[k].legend
 }

@@ -40,15 +40,16 @@ type heatModel struct {
 	marks      []timeMark
 	pxTick     float64
 	gens       []fold.GenerationChange
-	paused     int // partition-ticks
-	unassigned int // partition-ticks
+	epochs     bool // gens are a KIP-848 group's group epochs (fold.GroupEpochs)
+	paused     int  // partition-ticks
+	unassigned int  // partition-ticks
 	incomplete []string
 }
 
 func newHeatmap(src Source, cfg *config) *heatModel {
 	from, to := cfg.tickRange(src.Now())
 	f := fold.Of(src)
-	m := &heatModel{from: from, to: to, parts: src.Partitions(), owners: f.MemberLanes(), gens: f.Generations()}
+	m := &heatModel{from: from, to: to, parts: src.Partitions(), owners: f.MemberLanes(), gens: f.Generations(), epochs: f.GroupEpochs()}
 	if cfg.partitions != nil {
 		m.parts = cfg.partitions
 	}
@@ -74,7 +75,7 @@ func newHeatmap(src Source, cfg *config) *heatModel {
 	// An incomplete assignment: its partitions are unassigned from then on
 	// until a member owns them again.
 	for _, e := range f.Incomplete() {
-		m.incomplete = append(m.incomplete, fmt.Sprintf("at tick %d the %s assignor of generation %d left %s unassigned", e.Tick, e.Assignor, e.Generation, strings.Join(e.Partitions(), " ")))
+		m.incomplete = append(m.incomplete, fmt.Sprintf("at tick %d the %s assignor of %s %d left %s unassigned", e.Tick, e.Assignor, numberWord(m.epochs), e.Generation, strings.Join(e.Partitions(), " ")))
 		for _, part := range e.Partitions() {
 			p, ok := pi[part]
 			if !ok {
@@ -132,6 +133,8 @@ func newHeatmap(src Source, cfg *config) *heatModel {
 	m.fr.height = cfg.heightOr(int(m.fr.plot.y1) + 76)
 	if len(src.Members()) == 0 {
 		m.fr.empty = "Nothing to show: the world has no members yet (AddMember, then RunUntil)."
+	} else if msg := notRun(src); msg != "" {
+		m.fr.empty = msg
 	}
 	return m
 }
@@ -157,7 +160,11 @@ func (m *heatModel) describe() string {
 	if len(own) > 0 {
 		fmt.Fprintf(&b, " At tick %d: %s.", m.to, strings.Join(own, "; "))
 	}
-	fmt.Fprintf(&b, " Paused partition-ticks: %d. Generations: %d.", m.paused, len(m.gens))
+	if m.epochs {
+		fmt.Fprintf(&b, " Paused partition-ticks: %d. Group epochs: %d.", m.paused, len(m.gens))
+	} else {
+		fmt.Fprintf(&b, " Paused partition-ticks: %d. Generations: %d.", m.paused, len(m.gens))
+	}
 	if len(m.incomplete) > 0 {
 		b.WriteString(" Incomplete assignments: " + strings.Join(m.incomplete, "; ") + ".")
 	}

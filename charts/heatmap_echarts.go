@@ -81,6 +81,7 @@ func (m *heatModel) meta() any {
 		"parts":   m.parts,
 		"from":    m.from,
 		"gens":    gens,
+		"genWord": numberWord(m.epochs),
 		"marks":   marksMeta(m.marks),
 		"plotTop": m.fr.plot.y0,
 	}

@@ -50,8 +50,9 @@ func newOutcomes(srcs []Source, cfg *config) *outcomeModel {
 	codes := map[kgviz.ErrorCode]int{}
 	var notes []note
 	var stops []string
+	names := sourceNames(srcs)
 	for i, s := range srcs {
-		o := outcomes(s, sourceName(s, i), cfg.isolation)
+		o := outcomes(s, names[i], cfg.isolation)
 		m.rows = append(m.rows, o)
 		for c, n := range o.Rejected {
 			codes[c] += n
@@ -112,6 +113,8 @@ func newOutcomes(srcs []Source, cfg *config) *outcomeModel {
 		m.fr.empty = "No world to show: Outcomes(charts.Named(\"a\", w1), ...)."
 	case !ran:
 		m.fr.empty = "Nothing to show: the worlds have no members yet (AddMember, then RunUntil)."
+	case notRun(srcs...) != "":
+		m.fr.empty = notRun(srcs...)
 	}
 	return m
 }

@@ -42,6 +42,7 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 	var totals []string
 	var notes []note
 	var stops []string
+	names := sourceNames(srcs)
 	for i, s := range srcs {
 		f := fold.Of(s)
 		cum, _ := f.PauseSeries(s.Now())
@@ -52,7 +53,7 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 			}
 			cum = append(cum, last)
 		}
-		name := sourceName(s, i)
+		name := names[i]
 		total := cum[len(cum)-1]
 		m.worlds = append(m.worlds, pauseWorld{fmt.Sprintf("%s (%d)", name, total), cum, total})
 		totals = append(totals, fmt.Sprintf("%s %d", name, total))
@@ -87,6 +88,8 @@ func newPauseMeter(srcs []Source, cfg *config) *pauseModel {
 	switch {
 	case len(srcs) == 0:
 		m.fr.empty = "No world to show: PauseMeter(charts.Named(\"a\", w1), ...)."
+	case notRun(srcs...) != "":
+		m.fr.empty = notRun(srcs...)
 	case m.maxNow == 0:
 		m.fr.empty = "Nothing to show: the worlds have not run yet (AddMember, then RunUntil)."
 	}

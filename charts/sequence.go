@@ -194,7 +194,12 @@ func newSequence(src Source, cfg *config) *seqModel {
 	legend = markLegend(legend, m.marks)
 	width := cfg.widthOr(defaultWidth)
 	desc := sequenceDesc(m.lanes, msgs, from, to) + stopDesc(f)
-	m.fr = newFrame("sequence", title, sub, desc, width, legend, stopNote(f, ""))
+	notes := stopNote(f, "")
+	if msg := notRun(src); msg != "" && len(m.arrows) > 0 {
+		// Requests sent at tick 0 are drawn, but none has arrived yet.
+		notes = append(notes, note{toneWarn, "Only what was sent at tick 0: time never advanced (the world never ran); call RunFor or RunUntil before drawing it."})
+	}
+	m.fr = newFrame("sequence", title, sub, desc, width, legend, notes)
 	y0 := m.fr.contentTop + seqHeaderH
 	m.fr.plot = box{seqLeft, y0, float64(width) - seqRight, y0 + float64(m.last-from)*m.pxTick}
 	m.fr.height = int(math.Ceil(m.fr.plot.y1 + seqBottom))
@@ -202,6 +207,8 @@ func newSequence(src Source, cfg *config) *seqModel {
 		m.fr.empty = "No request or response in these ticks."
 		if len(members) == 0 {
 			m.fr.empty = "Nothing to show: the world has no members yet (AddMember, then RunUntil)."
+		} else if msg := notRun(src); msg != "" {
+			m.fr.empty = msg
 		}
 		m.fr.plot.y1 = y0 + 8*m.pxTick
 		m.fr.height = int(m.fr.plot.y1 + seqBottom)

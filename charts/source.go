@@ -57,3 +57,23 @@ func sourceName(s Source, i int) string {
 	}
 	return "world " + itoa(i+1)
 }
+
+// sourceNames labels the worlds of a comparison (sourceName), so that no
+// two unnamed worlds share a label: worlds told apart by nothing but their
+// order, such as four crash points of one configuration, whose assignor is
+// the same, are "world N · range" rather than four times "range".
+func sourceNames(srcs []Source) []string {
+	names := make([]string, len(srcs))
+	count := map[string]int{}
+	for i, s := range srcs {
+		names[i] = sourceName(s, i)
+		count[names[i]]++
+	}
+	for i, s := range srcs {
+		if n, ok := s.(Namer); ok && n.Name() != "" || count[names[i]] < 2 {
+			continue
+		}
+		names[i] = "world " + itoa(i+1) + " · " + names[i]
+	}
+	return names
+}

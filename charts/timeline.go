@@ -27,10 +27,11 @@ type timelineModel struct {
 	lanes    []string // lane names; lane 0 is the coordinator
 	series   []tlSeries
 	zombies  []tlBar
-	marks    []tlMark   // moments on a lane
-	time     []timeMark // moments across all lanes
-	texts    strTable   // labels and tooltips, interned
-	sent     [][4]int   // requests and responses by lane, for tooltips: tick, lane, text, flags (1 response, 2 error)
+	marks    []tlMark      // moments on a lane
+	time     []timeMark    // moments across all lanes
+	texts    strTable      // labels and tooltips, interned
+	short    map[int][]int // a coordinator bar's label → its shorter forms (texts ids), longest first
+	sent     [][4]int      // requests and responses by lane, for tooltips: tick, lane, text, flags (1 response, 2 error)
 	laneH    float64
 	pxTick   float64
 }
@@ -48,6 +49,39 @@ type tlBar struct {
 	label            string
 	text             int  // label, interned
 	covered          bool // a moment's glyph covers the label: drawn without it (the tooltip keeps it)
+	// forms are a coordinator bar's shorter labels, longest first: a bar
+	// too narrow for its label shows the longest that fits whole, or none
+	// (a group state is never cut to "S…"; the tooltip has it all)
+	forms []string
+}
+
+// coordForms are the shorter whole forms of a coordinator bar's label
+// ("PreparingRebalance g2"), longest first: the state alone, then, for the
+// classic rebalance states, the state without "Rebalance" ("Preparing").
+func coordForms(state, label string) []string {
+	var out []string
+	if state != label {
+		out = append(out, state)
+	}
+	if short, ok := strings.CutSuffix(state, "Rebalance"); ok && short != "" {
+		out = append(out, short)
+	}
+	return out
+}
+
+// barLabel is what a bar of width px shows in the picture: its label if it
+// fits whole; for a coordinator bar the longest shorter form that fits
+// whole, or nothing; a member's record label is shortened with "…".
+func barLabel(b tlBar, width float64) string {
+	if b.forms == nil {
+		return fit(b.label, width, fontSmall, false)
+	}
+	for _, f := range append([]string{b.label}, b.forms...) {
+		if textWidth(f, fontSmall, false) <= width {
+			return f
+		}
+	}
+	return ""
 }
 
 type tlMark struct {
@@ -85,6 +119,12 @@ func newTimeline(src Source, cfg *config) *timelineModel {
 	f := fold.Of(src)
 	tl := f.Timeline()
 	m := &timelineModel{from: from, to: to, lanes: tl.Lanes, laneH: tlLaneH}
+	// A KIP-848 consumer group's coordinator bars carry its group epoch (e3),
+	// a classic group's its generation (g3).
+	numPrefix := " g"
+	if f.GroupEpochs() {
+		numPrefix = " e"
+	}
 
 	// One series per state present, in the palette's order.
 	type key struct {
@@ -112,13 +152,27 @@ func newTimeline(src Source, cfg *config) *timelineModel {
 				}
 			}
 			label := sp.Record
+			var forms []string
 			if k.coord {
 				label = sp.State
 				if sp.Generation != 0 {
-					label += " g" + itoa(sp.Generation)
+					label += numPrefix + itoa(sp.Generation)
 				}
+				forms = coordForms(sp.State, label)
 			}
-			s.bars = append(s.bars, tlBar{lane: l, start: sp.Start, end: sp.End, label: label, text: m.texts.id(label)})
+			b := tlBar{lane: l, start: sp.Start, end: sp.End, label: label, text: m.texts.id(label)}
+			if len(forms) > 0 {
+				b.forms = forms
+				ids := make([]int, len(forms))
+				for i, f := range forms {
+					ids[i] = m.texts.id(f)
+				}
+				if m.short == nil {
+					m.short = map[int][]int{}
+				}
+				m.short[b.text] = ids
+			}
+			s.bars = append(s.bars, b)
 		}
 	}
 	for _, k := range order {
@@ -196,7 +250,7 @@ func newTimeline(src Source, cfg *config) *timelineModel {
 		legend = append(legend, legendItem{tlMarkLegend, colVermilion, swatchFill})
 	}
 	legend = markLegend(legend, m.time)
-	desc := timelineDesc(tl.Lanes, f.Generations(), m.marks, m.time, from, to) + stopDesc(f)
+	desc := timelineDesc(tl.Lanes, f.Generations(), f.GroupEpochs(), m.marks, m.time, from, to) + stopDesc(f)
 	m.fr = newFrame("timeline", title, sub, desc, width, legend, stopNote(f, ""))
 	x0, x1 := 132.0, float64(width-24)
 	m.pxTick = (x1 - x0) / float64(to-from+1)
@@ -206,8 +260,11 @@ func newTimeline(src Source, cfg *config) *timelineModel {
 	m.fr.height = cfg.heightOr(int(m.fr.plot.y1) + 74)
 	m.spreadMoments()
 	m.clearCoveredLabels()
-	if len(src.Members()) == 0 && len(m.series) <= 1 {
+	if msg := notRun(src); msg != "" || len(src.Members()) == 0 && len(m.series) <= 1 {
 		m.fr.empty = "Nothing to show: the world has no members yet (AddMember, then RunUntil)."
+		if msg != "" {
+			m.fr.empty = msg
+		}
 		m.laneH = 100 // room for the message
 		m.fr.plot.y1 = y0 + m.laneH
 		m.fr.height = cfg.heightOr(int(m.fr.plot.y1) + 74)
@@ -314,13 +371,13 @@ func legendName(state string, coord bool) string {
 	return state
 }
 
-func timelineDesc(lanes []string, gens []fold.GenerationChange, marks []tlMark, time []timeMark, from, to int) string {
+func timelineDesc(lanes []string, gens []fold.GenerationChange, epochs bool, marks []tlMark, time []timeMark, from, to int) string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "Timeline of ticks %d to %d with %d lanes: %s.", from, to, len(lanes), strings.Join(lanes, ", "))
 	if len(gens) > 0 {
 		var gs []string
 		for _, g := range gens {
-			gs = append(gs, fmt.Sprintf("generation %d at tick %d", g.Generation, g.Tick))
+			gs = append(gs, fmt.Sprintf("%s %d at tick %d", numberWord(epochs), g.Generation, g.Tick))
 		}
 		b.WriteString(" The group reached " + strings.Join(gs, ", ") + ".")
 	}

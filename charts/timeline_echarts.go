@@ -91,7 +91,7 @@ func addTimeMarks(c *gecharts.Custom, x *ext, base int, ms []timeMark, xOf func(
 		if len(data) == 0 {
 			continue
 		}
-		c.AddSeries(markStyle[k].legend, nil, rows(data), gecharts.WithCustomChartOpts(opts.CustomChart{RenderItem: jsFunc("vmark")}),
+		c.AddSeries(markName(ms, k), nil, rows(data), gecharts.WithCustomChartOpts(opts.CustomChart{RenderItem: jsFunc("vmark")}),
 			gecharts.WithEncodeOpts(opts.Encode{X: 0, Y: 1}),
 			gecharts.WithItemStyleOpts(opts.ItemStyle{Color: markStyle[k].color}),
 			gecharts.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: jsFunc("markTip")}))
@@ -119,6 +119,7 @@ func (m *timelineModel) meta() any {
 	return map[string]any{
 		"lanes":   m.lanes,
 		"texts":   m.texts.list(),
+		"short":   m.short,
 		"sent":    m.sent,
 		"marks":   marksMeta(m.time),
 		"plotTop": m.fr.plot.y0,

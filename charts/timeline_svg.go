@@ -26,7 +26,7 @@ func (m *timelineModel) svg() string {
 			x, w := xOf(float64(b.start)), float64(b.end-b.start)*m.pxTick
 			bars.WriteString(`<rect x="` + num(x) + `" y="` + num(y) + `" width="` + num(w) + `" height="` + num(m.laneH*0.56) + `"/>`)
 			if w > 18 && !b.covered {
-				if l := fit(b.label, w-4, fontSmall, false); l != "" {
+				if l := barLabel(b, w-4); l != "" {
 					labels.WriteString(`<text x="` + num(x+w/2) + `" y="` + num(y+m.laneH*0.28+3.5) + `">` + escXML(l) + `</text>`)
 				}
 			}

@@ -215,6 +215,9 @@ func newTopicLog(src Source, cfg *config) *logModel {
 	}
 	if empty {
 		m.fr.empty = strings.Join(names, ", ") + ": nothing written yet."
+		if msg := notRun(src); msg != "" {
+			m.fr.empty = msg
+		}
 	}
 	return m
 }

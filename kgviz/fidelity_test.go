@@ -770,3 +770,32 @@ func TestFidelityCommitDecidedAtPrepareCommit(t *testing.T) {
 		assert.Zero(t, w.Stats().Lost)
 	}
 }
+
+// A TxnOffsetCommit refused FENCED_INSTANCE_ID raises FencedInstanceIdException
+// in the producer, UNKNOWN_MEMBER_ID and ILLEGAL_GENERATION CommitFailedException
+// (kafka-clients TransactionManager.TxnOffsetCommitHandler; all three abortable).
+// C2 is stuck in a transaction when a second process, C3, joins with C2's
+// group.instance.id: it takes C2's place (KIP-345), and C2's TxnOffsetCommit,
+// with its own transactional.id (no epoch fence), meets FENCED_INSTANCE_ID.
+func TestFidelityTxnOffsetCommitFencedInstanceID(t *testing.T) {
+	w := kgviz.NewWorld(kgviz.WithCommit(kgviz.Transactional), kgviz.WithSlowRecordTicks(20)).
+		AddMember("C1", kgviz.Static()).RunUntil(kgviz.Stable()).
+		AddMember("C2", kgviz.WithInstanceID("billing-2")).RunUntil(kgviz.Stable())
+	w.RunUntil(kgviz.Polled("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
+	n := w.EventCount()
+	w.AddMember("C3", kgviz.WithInstanceID("billing-2"))
+	if w.Err() != nil {
+		t.Skipf("the engine refuses a second live instance of one group.instance.id (%v); "+
+			"issue 24's engine fencing makes the newer fence the older", w.Err())
+	}
+	w.RunUntil(kgviz.Quiet())
+	var failed []kgviz.Event
+	for _, e := range w.EventsSince(n) {
+		if e.Type == kgviz.EvCommitFailed && e.Member == "C2" && e.API == kgviz.TxnOffsetCommit {
+			failed = append(failed, e)
+		}
+	}
+	require.NotEmpty(t, failed, "C2's TxnOffsetCommit is refused")
+	assert.Equal(t, kgviz.FENCED_INSTANCE_ID, failed[0].Error)
+	assert.Equal(t, kgviz.FencedInstanceIDException, failed[0].Exception)
+}

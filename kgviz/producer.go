@@ -393,11 +393,18 @@ func (pr *producer) onTxnOffsetCommitResponse(m *broker.TxnOffsetCommitResponse)
 	switch m.ErrorCode {
 	case kafka.NONE:
 	case kafka.ILLEGAL_GENERATION, kafka.UNKNOWN_MEMBER_ID, kafka.FENCED_INSTANCE_ID:
-		// Fenced by the group (KIP-447): CommitFailedException, the
-		// transaction must abort. The consumer's own membership is not
-		// touched: its heartbeats and its next poll say where it stands.
+		// Fenced by the group (KIP-447): an abortable error, the
+		// transaction must abort (TransactionManager.TxnOffsetCommitHandler:
+		// FencedInstanceIdException for FENCED_INSTANCE_ID,
+		// CommitFailedException for the other two). The consumer's own
+		// membership is not touched: its heartbeats and its next poll say
+		// where it stands.
+		ex := event.CommitFailedException
+		if m.ErrorCode == kafka.FENCED_INSTANCE_ID {
+			ex = event.FencedInstanceIDException
+		}
 		p.event(event.Event{Type: event.EvCommitFailed, Generation: p.group.appGeneration, API: kafka.TxnOffsetCommit, Error: m.ErrorCode,
-			Exception: event.CommitFailedException, PID: pr.pid, Epoch: pr.epoch})
+			Exception: ex, PID: pr.pid, Epoch: pr.epoch})
 		pr.state = txnAbortableError
 	case kafka.CONCURRENT_TRANSACTIONS:
 		p.backoff(PhaseTxnOffsetCommit)

@@ -9,7 +9,28 @@ import (
 // The meters, computed from the recorded events by package fold (the charts
 // and the exercise checks read the same functions).
 type (
-	// Stats are the meters every demo can show (fold.Stats).
+	// Stats are the meters every demo can show, computed by World.Stats from
+	// the recorded events (an alias of fold.Stats, whose fields these are):
+	//
+	//	Processed       int                 records processed, each time (a record processed twice counts 2)
+	//	Duplicates      int                 extra copies of invoices the audit reader sees (its isolation level)
+	//	DuplicatesInLog int                 extra copies of invoices in the raw log, aborted ones included
+	//	Lost            int                 input records below the committed offset never invoiced
+	//	LostRecords     []string            which ones, e.g. ["p2.4" "p2.5"]
+	//	Rejected        map[ErrorCode]int   responses with an error, by error code (heartbeat notices excluded)
+	//	TxnOpen         int                 transactions open now
+	//	TxnCommitted    int                 transactions committed
+	//	TxnAborted      int                 transactions aborted
+	//	Unassigned      int                 rebalances whose assignor left partitions out (EvAssignmentIncomplete)
+	//	Stopped         string              the error that stopped the world ("" while it runs); figures are as of then
+	//	NeverRan        bool                time never advanced (tick 0: no RunFor or RunUntil yet)
+	//
+	// Its String method prints them on one line, e.g.
+	//
+	//	processed=50 duplicates=2 (log 2) lost=0 rejected={} txn open=0 committed=0 aborted=0
+	//
+	// preceded by "STOPPED: <error> | " for a stopped world and by "time never
+	// advanced (tick 0: ...) | " for one that never ran.
 	Stats = fold.Stats
 	// PauseMeter is the page's pause meter (fold.PauseMeter).
 	PauseMeter = fold.PauseMeter

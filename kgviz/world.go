@@ -791,6 +791,8 @@ func (w *World) String() string {
 	var b strings.Builder
 	if w.err != nil {
 		fmt.Fprintf(&b, "STOPPED at tick %d: %v | ", w.now(), w.err)
+	} else if w.now() == 0 {
+		b.WriteString("time never advanced (no RunFor or RunUntil yet) | ")
 	}
 	fmt.Fprintf(&b, "tick %d, group %s generation %d, assignment %v", w.now(), w.GroupState(), w.Generation(), w.Assignment())
 	return b.String()

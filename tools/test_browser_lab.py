@@ -12,6 +12,11 @@ installed by setup.sh is the one it offers, and a course notebook with charts is
   file the way a clone would bring it (never signed by this server's notary), opened in a fresh workspace:
   Lab treats it as untrusted, sanitizes the outputs and runs no script, so no ECharts canvas appears and every
   chart shows its static SVG picture. Screenshot: build/screenshots/e2e-lab-untrusted.png.
+- test_reopened_notebook_gets_interactive_charts: a copy of the demo notebook, Run All, then the page reloaded
+  (nothing saved: autosave is off) and Run All again on the same running kernel, which does not send the ECharts
+  library a second time: the reopened page's charts are drawn all the same, from the copy of the library the
+  first page kept in the browser (charts/js/library.js, boot.js). Without boot.js's fromBrowser it fails
+  (window.echarts stays undefined, the charts keep their pictures). Screenshot: build/screenshots/e2e-lab-reopened.png.
 
 Where things live: the kernel imports kgviz from any folder (setup.sh installs it with --go_work=<repo root>);
 the notebook is copied into e2e-tmp-<pid>/ at the repo root (git- and docker-ignored, removed at the end), which
@@ -498,3 +503,67 @@ def test_course_notebook_in_lab(lab, name):
     assert charts and all(ch["drawn"] and (ch["ink"] > 2000 or ch["svgNodes"] > 20) for ch in charts), charts
     assert out["explain"] and all("Double-click" not in t for t in out["explain"]), out["explain"]
     assert len(out["shots"]) == 4, out["shots"]
+
+
+def test_reopened_notebook_gets_interactive_charts(lab):
+    """A notebook reloaded while its kernel runs on (the student closed the tab, or pressed F5, before any save)
+    gets interactive charts again: the kernel had already sent the ECharts library to the first page and does not
+    send it again, so the new page's charts load it from the copy the first page kept in the browser
+    (charts/js/library.js, boot.js). Before that fix they stayed static pictures (window.echarts undefined) until
+    the kernel restarted."""
+    from playwright.sync_api import TimeoutError as PlaywrightTimeout
+
+    name = "reopen-" + DEMO
+    shutil.copy(ROOT / "solutions" / DEMO, lab.work / name)
+    out: dict = {"timeouts": []}
+    drawn_js = ("sel => { const els = Array.from(document.querySelectorAll(sel)); return els.length > 0 &&"
+                " els.every(el => el.getAttribute('data-kgviz-drawn') === '1' && !el.querySelector('img')); }")
+    kernel_id_js = "() => window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.id"
+
+    def run_all(page, phase):
+        page.wait_for_function(KERNEL_CONNECTED_JS, timeout=90_000)
+        page.evaluate("async () => { await window.jupyterapp.shell.currentWidget.sessionContext.session.kernel.info; }")
+        out[f"{phase}_kernel"] = page.evaluate(kernel_id_js)
+        out[f"{phase}_echarts_before"] = page.evaluate("() => typeof window.echarts")
+        page.evaluate("() => window.jupyterapp.commands.execute('notebook:run-all-cells')")
+        try:
+            page.wait_for_function(ALL_RAN_JS, timeout=150_000, polling=250)
+        except PlaywrightTimeout:
+            out["timeouts"].append(f"{phase}: run-all did not finish within 150 s")
+        try:
+            page.wait_for_function(drawn_js, arg=LIVE_CHART_CSS, timeout=30_000)
+        except PlaywrightTimeout:
+            out["timeouts"].append(f"{phase}: live charts not drawn within 30 s")
+        out[f"{phase}_charts"] = page.evaluate(CHARTS_JS, LIVE_CHART_CSS)
+        out[f"{phase}_echarts"] = page.evaluate("() => !!(window.echarts && window.echarts.init)")
+        out[f"{phase}_library_scripts"] = page.evaluate(
+            "() => document.querySelectorAll('.jp-OutputArea-output script[data-kgviz-library]').length")
+
+    def both(page):
+        run_all(page, "first")
+        # Reopen: a new page (nothing of the first one's JavaScript survives), the same running kernel.
+        page.reload(wait_until="load")
+        page.wait_for_selector(".jp-Notebook", state="visible", timeout=60_000)
+        run_all(page, "reopened")
+
+    with browser.Browser(viewport=(1280, 1000)) as b:
+        r = b.open(lab.url(name, "e2e-reopen"), wait_for=".jp-Notebook", action=both, screenshot="e2e-lab-reopened",
+                   full_page=False, timeout_ms=60_000)
+    summary = {k: v for k, v in out.items() if not k.endswith("_charts")}
+    print("e2e-lab reopened:", summary)
+    assert r.blocked == [] and r.errors == [], (r.blocked, r.errors)
+    assert out["first_charts"] and all(ch["drawn"] for ch in out["first_charts"]), out["first_charts"]
+    assert out["first_library_scripts"] == 1, summary
+    # The reopened page talks to the same kernel, which already sent the library and does not send it again.
+    assert out["reopened_kernel"] == out["first_kernel"], summary
+    assert out["reopened_echarts_before"] == "undefined", summary
+    assert out["reopened_library_scripts"] == 0, summary
+    # ... and its charts are interactive all the same.
+    assert out["timeouts"] == [], summary
+    assert out["reopened_echarts"], summary
+    charts = out["reopened_charts"]
+    assert len(charts) == len(out["first_charts"]) >= 1, charts
+    for ch in charts:
+        assert ch["drawn"] and ch["echartsInstance"], ch
+        assert ch["ink"] > 2000 or ch["svgNodes"] > 20, ("live chart looks blank", ch)
+        assert ch["pictures"] == 0, ("static picture not replaced", ch)

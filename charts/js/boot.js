@@ -101,8 +101,30 @@ function draw(echarts, attempt) {
   }
 }
 
+// fromBrowser puts the library on the page from the copy an earlier library
+// block kept in the browser (js/library.js), when there is one: a chart
+// displayed after the page was reloaded or reopened, while the kernel that
+// had already sent the library ran on, comes without it. The copy is the
+// whole library block: it drains window.__kgvizQ, this chart included.
+function fromBrowser() {
+  var src = null;
+  try {
+    src = window.localStorage.getItem("kgviz " + LIBRARY);
+  } catch (e) {
+    return;
+  }
+  if (!src || (window.echarts && window.echarts.init)) {
+    return;
+  }
+  var s = document.createElement("script");
+  s.setAttribute("data-kgviz-cached", LIBRARY);
+  s.text = src;
+  (document.head || document.documentElement).appendChild(s);
+}
+
 if (window.echarts && window.echarts.init) {
   draw(window.echarts, 0);
 } else {
   (window.__kgvizQ = window.__kgvizQ || []).push(function (echarts) { draw(echarts, 0); });
+  fromBrowser();
 }

@@ -1,6 +1,7 @@
 // heatmap.js: the partition ownership heatmap's functions (see
 // heatmap_echarts.go). chart.meta: parts, from (the first tick), gens
-// ([tick, generation] in order), marks.
+// ([tick, generation] in order), genWord (what the number is called:
+// "generation", or a KIP-848 group's "group epoch"), marks.
 
 // generationAt returns the group's generation at a tick (0: none yet).
 function generationAt(tick) {
@@ -25,5 +26,5 @@ F.tip = function (params) {
   } else {
     what = "owned by <b>" + esc(params.seriesName) + "</b>";
   }
-  return "<b>" + esc(chart.meta.parts[v[1]]) + "</b> · tick " + tick + "<br>" + what + (g ? "<br>generation " + g : "");
+  return "<b>" + esc(chart.meta.parts[v[1]]) + "</b> · tick " + tick + "<br>" + what + (g ? "<br>" + esc(chart.meta.genWord || "generation") + " " + g : "");
 };

@@ -130,12 +130,12 @@ F.hmark = function (params, api) {
   return {type: "group", children: children};
 };
 
-// F.tip names a message: who to whom, API, generation, error, arrival.
+// F.tip names a message: who to whom, API, generation or member epoch, error, arrival.
 F.tip = function (params) {
   var v = item(params), flags = v[4], full = chart.meta.texts[v[6]];
-  var words = full.split(" "), gen = /^g(\d+)$/.exec(words[1] || "");
+  var words = full.split(" "), gen = /^([ge])(\d+)$/.exec(words[1] || "");
   var t = "tick " + v[1] + ": <b>" + esc(chart.meta.lanes[v[0]]) + " → " + esc(chart.meta.lanes[v[2]]) + "</b><br>" +
-    esc(words[0]) + (flags & 1 ? " response" : " request") + (gen ? ", generation " + gen[1] : "");
+    esc(words[0]) + (flags & 1 ? " response" : " request") + (gen ? (gen[1] === "e" ? ", member epoch " : ", generation ") + gen[2] : "");
   if (v[7] > 1) {
     t += " ×" + v[7];
   }

@@ -2,6 +2,34 @@
 // chart.meta: lanes (names), texts (labels and tooltips by number), sent
 // (requests and responses by lane: [tick, lane, text, flags]), marks.
 
+// textPx measures a label at the bars' font (10px, ECharts' sans-serif).
+var measurer = null;
+function textPx(s) {
+  if (!measurer) {
+    measurer = document.createElement("canvas").getContext("2d");
+    measurer.font = "10px sans-serif";
+  }
+  return measurer.measureText(s).width;
+}
+
+// barText is what a bar width px wide shows: a coordinator bar (its label
+// has shorter forms in chart.meta.short, longest first) the longest form
+// that fits whole, or nothing, never a cut group state; any other bar its
+// label, cut with "…" by ECharts where it does not fit.
+function barText(id, width) {
+  var short = chart.meta.short && chart.meta.short[id];
+  if (!short) {
+    return chart.meta.texts[id];
+  }
+  var forms = [id].concat(short);
+  for (var i = 0; i < forms.length; i++) {
+    if (textPx(chart.meta.texts[forms[i]]) <= width) {
+      return chart.meta.texts[forms[i]];
+    }
+  }
+  return "";
+}
+
 // F.bar draws a state's bar on a lane. Data: [lane, start, end, label, dark,
 // covered] (covered: a moment's glyph sits on the label, which is left out).
 F.bar = function (params, api) {
@@ -18,7 +46,7 @@ F.bar = function (params, api) {
     style: {fill: api.visual("color"), stroke: "#fff", lineWidth: 0.5},
     textContent: {
       style: {
-        text: r.width > 18 && !v[5] ? chart.meta.texts[v[3]] : "",
+        text: r.width > 18 && !v[5] ? barText(v[3], r.width - 4) : "",
         fill: v[4] ? "#fff" : "#222", fontSize: 10, width: r.width - 4, overflow: "truncate"
       }
     },

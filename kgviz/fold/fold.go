@@ -99,6 +99,21 @@ func (f *Fold) Generations() []GenerationChange {
 	return out
 }
 
+// GroupEpochs reports whether the group's number is a KIP-848 group epoch
+// rather than a classic generation: the group is a consumer group of the
+// consumer protocol (a member epoch changed, EvMemberEpoch, or the group was
+// Assigning or Reconciling, states only such a group has). Generations
+// then lists its group epochs.
+func (f *Fold) GroupEpochs() bool {
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvMemberEpoch ||
+			e.Type == event.EvGroupState && (e.GroupState == kafka.GroupAssigning || e.GroupState == kafka.GroupReconciling) {
+			return true
+		}
+	}
+	return false
+}
+
 // ProcessedCount returns how many times each input record was processed.
 func (f *Fold) ProcessedCount() map[string]int {
 	out := map[string]int{}

@@ -19,18 +19,22 @@ type Message struct {
 	API      kafka.APIKey
 	Response bool
 	Gen      int
-	Err      kafka.ErrorCode
-	PID      int64
-	Epoch    int
-	Body     kafka.Message
+	// Epochs: Gen is a KIP-848 member epoch (the group is a consumer group
+	// of the consumer protocol, GroupEpochs), not a classic generation
+	Epochs bool
+	Err    kafka.ErrorCode
+	PID    int64
+	Epoch  int
+	Body   kafka.Message
 }
 
-// Label is the arrow label: API, generation (a ConsumerGroupHeartbeat's
-// member epoch: "e3"), error code.
+// Label is the arrow label: API, generation ("g3"; a member epoch "e3" for
+// a ConsumerGroupHeartbeat and for the commits and fetches of a KIP-848
+// group's members), error code.
 func (m Message) Label() string {
 	l := m.API.String()
 	switch {
-	case m.API == kafka.ConsumerGroupHeartbeat:
+	case m.API == kafka.ConsumerGroupHeartbeat, m.Epochs && m.Gen != 0:
 		l += " e" + itoa(m.Gen) // the member epoch (KIP-848)
 	case m.Gen != 0:
 		l += " g" + itoa(m.Gen)
@@ -48,13 +52,14 @@ func (f *Fold) Messages() []Message {
 	}
 	out := []Message{}
 	idx := map[int]int{}
+	epochs := f.GroupEpochs()
 	for _, e := range f.src.Events() {
 		switch e.Type {
 		case event.EvSend:
 			idx[e.Msg] = len(out)
 			out = append(out, Message{Msg: e.Msg, ReplyTo: e.ReplyTo, Tick: e.Tick, Arrive: e.Tick + 1, From: e.From, To: e.To,
 				Member: e.Member, MemberID: e.MemberID, API: e.API, Response: e.Response, Gen: e.Generation, Err: e.Error,
-				PID: e.PID, Epoch: e.Epoch, Body: e.Body()})
+				PID: e.PID, Epoch: e.Epoch, Body: e.Body(), Epochs: epochs})
 		case event.EvDrop:
 			if i, ok := idx[e.Msg]; ok {
 				out[i].Dropped = true

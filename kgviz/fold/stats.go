@@ -27,7 +27,13 @@ type Stats struct {
 	// Stopped is the error that stopped the world ("" if it runs): every
 	// figure above is as of that moment.
 	Stopped string
+	// NeverRan: time never advanced (the world is at tick 0: no RunFor or
+	// RunUntil yet), so every figure above is zero for that reason.
+	NeverRan bool
 }
+
+// neverRanNote is what a world at tick 0 says about itself.
+const neverRanNote = "time never advanced (tick 0: no RunFor or RunUntil yet)"
 
 // String renders the stats on one line; a stopped world says so first.
 func (s Stats) String() string {
@@ -42,6 +48,9 @@ func (s Stats) String() string {
 	}
 	if s.Stopped != "" {
 		return "STOPPED: " + s.Stopped + " | " + line
+	}
+	if s.NeverRan {
+		return neverRanNote + " | " + line
 	}
 	return line
 }
@@ -61,7 +70,7 @@ func (f *Fold) Stats() Stats {
 	if f.stats != nil {
 		return *f.stats
 	}
-	s := Stats{Rejected: map[kafka.ErrorCode]int{}, Stopped: f.Stopped()}
+	s := Stats{Rejected: map[kafka.ErrorCode]int{}, Stopped: f.Stopped(), NeverRan: f.src.Now() == 0}
 	txn := map[string]kafka.TxnState{}
 	var txnOrder []string
 	for _, e := range f.src.Events() {
