@@ -139,25 +139,38 @@ func table() []exercise {
 			"whole batches only":                     func(k, _, m int) int { return (k + 1) * m },
 			"hard-coded 8 (the notebook's run)":      func(int, int, int) int { return 8 },
 		}},
-		{"ex05-3", sol05_commitFor, stub05_commitFor, map[string]any{
-			"commit-after for everything": func(string) kgviz.CommitMode { return kgviz.CommitAfter },
-			"transactions for everything": func(string) kgviz.CommitMode { return kgviz.Transactional },
-			"swapped before/after": func(g string) kgviz.CommitMode {
-				switch g {
-				case "at-most-once":
-					return kgviz.CommitAfter
-				case "at-least-once":
-					return kgviz.CommitBefore
+		{"ex05-3", sol05_guaranteesOf, stub05_guaranteesOf, map[string]any{
+			// The former lookup (one mode per guarantee) read back as guarantees.
+			"one guarantee per mode (the notebook's first cell)": func(m kgviz.CommitMode) []string {
+				switch m {
+				case kgviz.CommitBefore:
+					return []string{"at-most-once"}
+				case kgviz.CommitAfter:
+					return []string{"at-least-once"}
+				case kgviz.Transactional:
+					return []string{"exactly-once"}
 				}
-				return kgviz.Transactional
+				return []string{}
 			},
-			"auto-commit for exactly-once": func(g string) kgviz.CommitMode {
-				if g == "exactly-once" {
-					return kgviz.AutoCommit
+			"auto-commit is at-most-once": func(m kgviz.CommitMode) []string {
+				if m == kgviz.AutoCommit {
+					return []string{"at-most-once"}
 				}
-				return sol05_commitFor(g)
+				return sol05_guaranteesOf(m)
 			},
-			"not a commit mode": func(string) kgviz.CommitMode { return 7 },
+			"transactions process each record once": func(m kgviz.CommitMode) []string {
+				if m == kgviz.Transactional {
+					return []string{"at-most-once", "at-least-once", "exactly-once"}
+				}
+				return sol05_guaranteesOf(m)
+			},
+			"commit-before is at-least-once": func(m kgviz.CommitMode) []string {
+				if m == kgviz.CommitBefore {
+					return []string{"at-least-once"}
+				}
+				return sol05_guaranteesOf(m)
+			},
+			"not a guarantee": func(kgviz.CommitMode) []string { return []string{"once"} },
 		}},
 		{"ex06-1", sol06_noticedAfter, stub06_noticedAfter, map[string]any{
 			"hard-coded 6 unless graceful": (func(g, _ bool, _ int) int {
