@@ -10,12 +10,12 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex11-2", Points: 3,
+		ID: "ex11-2", Points: 2,
 		Answers: []Answer{answer[func(log []kgviz.LogRecord) int]("lastStableOffset")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify11_2(get[func([]kgviz.LogRecord) int](a, 0), v) },
 	})
 	register(Exercise{
-		ID: "ex11-3", Points: 3,
+		ID: "ex11-3", Points: 2,
 		Answers: []Answer{answer[func(log []kgviz.LogRecord) []string]("readCommitted")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify11_3(get[func([]kgviz.LogRecord) []string](a, 0), v) },
 	})

@@ -9,7 +9,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex14-1", Points: 4,
+		ID: "ex14-1", Points: 6,
 		Answers: []Answer{answer[func(slowTicks, downtime int) map[string]string]("pipeline")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify14_1(get[func(int, int) map[string]string](a, 0), v)
