@@ -856,3 +856,14 @@ func sol14_pipeline(slowTicks, downtime int) map[string]string {
 		"transaction.timeout.ms": fmt.Sprint(slowTicks + 12), // the slowest batch's transaction commits (11)
 	}
 }
+
+// ex14-3 stub (notebooks/src/14-capstone-exactly-once-billing.txt)
+func stub14_hardenedPipeline(slowTicks, downtime int) map[string]string {
+	// YOUR CODE HERE (often: return stub14_pipeline(slowTicks, downtime))
+	return nil
+}
+
+// ex14-3 solution (notebooks/src/14-capstone-exactly-once-billing.txt)
+func sol14_hardenedPipeline(slowTicks, downtime int) map[string]string {
+	return sol14_pipeline(slowTicks, downtime) // its timeouts follow slowTicks and downtime, not fixed numbers
+}

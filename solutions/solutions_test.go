@@ -662,7 +662,49 @@ func table() []exercise {
 				return sol14_pipeline(15, 5)
 			}),
 		}},
+		{"ex14-3", sol14_hardenedPipeline, stub14_hardenedPipeline, map[string]any{
+			"fixed timeouts that fit ex14-1's records (up to 40 ticks)":  ex14FixedTimeouts,
+			"transaction.timeout.ms fixed above ex14-1's slowest record": ex14FixedTxnTimeout,
+			"hard-coded for the notebook's 15 and 5": (func(int, int) map[string]string {
+				return sol14_pipeline(15, 5)
+			}),
+		}},
 	}...)
+}
+
+// Configurations that pass ex14-1 (the notebook's failure list, slow records
+// up to 40 ticks) but not ex14-3's variants: they score ex14-1's points only.
+func ex14FixedTimeouts(s, d int) map[string]string {
+	m := sol14_pipeline(s, d)
+	m["max.poll.interval.ms"], m["transaction.timeout.ms"] = "48", "52"
+	return m
+}
+
+func ex14FixedTxnTimeout(s, d int) map[string]string {
+	m := sol14_pipeline(s, d)
+	m["transaction.timeout.ms"] = "52"
+	return m
+}
+
+// The capstone scores partially (issue 24): a configuration that holds under
+// the notebook's failure list but not under the harder variants passes
+// ex14-1 and fails ex14-3, and ex14-3's message names the variant and what
+// happened in it.
+func TestCapstoneScoresPartially(t *testing.T) {
+	why := regexp.MustCompile(`variant "[^"]+" in a group of \d: .*(poll timeout|fenced the producer|twice and)`)
+	for name, answer := range map[string]any{"fixed timeouts": ex14FixedTimeouts, "fixed transaction timeout": ex14FixedTxnTimeout} {
+		for _, v := range variants(t)[:2] {
+			if o := run("ex14-1", v, answer); !o.Passed {
+				t.Errorf("%s: ex14-1 fails, so it would not score partially: %s", name, o.Message)
+			}
+			o := run("ex14-3", v, answer)
+			if o.Passed {
+				t.Errorf("%s: ex14-3 passes", name)
+			} else if !why.MatchString(o.Message) {
+				t.Errorf("%s: ex14-3's message does not name the variant and what happened: %s", name, o.Message)
+			}
+		}
+	}
 }
 
 // variants returns Public and secret keys: two fixed ones and two drawn
