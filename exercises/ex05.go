@@ -357,7 +357,7 @@ func verify05_3(guaranteesOf func(mode kgviz.CommitMode) []string, v Variant) Ou
 	return pass(id, cases, "commit before processing is at-most-once only; commit after processing and auto-commit (in a loop that finishes a batch before it polls again) are at-least-once; a transaction is at-least-once for the processing (an aborted attempt is processed again) and exactly-once for a read_committed reader.")
 }
 
-// Check05_3 verifies commitFor and reports.
+// Check05_3 verifies guaranteesOf and reports.
 func Check05_3(guaranteesOf func(mode kgviz.CommitMode) []string) {
 	Report(Run("ex05-3", Public, guaranteesOf))
 }
