@@ -211,8 +211,8 @@ func verify01_2(rebalanceRequests func(newcomer, midBatch, getsPartitions bool) 
 			}
 			cases++
 			if !slices.Equal(got, want) {
-				return fail(id, "in %s, %s (newcomer %v, midBatch %v, getsPartitions %v): you said %s, but %s. Hint: a newcomer must first find the coordinator; an eager member busy with records finishes and commits them before it gives its partitions up; a member that gets no partition has no offsets to fetch.",
-					sc.desc, m, isNew, mid, gets, quote(got), listHint(got, want))
+				return fail(id, "in %s, %s (newcomer %v, midBatch %v, getsPartitions %v): you said %s, but %s. %s",
+					sc.desc, m, isNew, mid, gets, quote(got), listHint(got, want), diagnose01_2(w, m, t0, before[m], after[m], got, want))
 			}
 		}
 	}
@@ -230,6 +230,55 @@ func coordinatorRequests(w *kgviz.World, member string, t0 int) []string {
 		}
 	}
 	return out
+}
+
+// diagnose01_2 tells, for the first request the answer has too many or too
+// few of, what the member was doing in the world that decided it: whether it
+// had talked to the coordinator before, held records mid-batch, got
+// partitions. It does not say the rule.
+func diagnose01_2(w *kgviz.World, m string, t0 int, before, after []string, got, want []string) string {
+	count := func(l []string, x string) int {
+		n := 0
+		for _, y := range l {
+			if y == x {
+				n++
+			}
+		}
+		return n
+	}
+	for _, api := range append(append([]string{}, got...), want...) {
+		extra := count(got, api) > count(want, api)
+		if count(got, api) == count(want, api) {
+			continue
+		}
+		switch api {
+		case "FindCoordinator":
+			earlier := 0
+			for _, x := range w.Requests(m, kgviz.AnyAPI) {
+				if x.Tick < t0 {
+					earlier++
+				}
+			}
+			if extra {
+				return fmt.Sprintf("In the world %s had already sent %d request(s) to the group's coordinator before this rebalance began.", m, earlier)
+			}
+			return fmt.Sprintf("In the world %s had sent nothing to anyone before this rebalance: it did not exist yet.", m)
+		case "OffsetCommit":
+			if extra {
+				return fmt.Sprintf("In the world %s had no records in hand when the rebalance began (it owned %v).", m, before)
+			}
+			return fmt.Sprintf("In the world %s was in the middle of a batch of %v when the rebalance began.", m, before)
+		case "OffsetFetch":
+			if extra {
+				return fmt.Sprintf("In the world the new plan gave %s nothing to read.", m)
+			}
+			return fmt.Sprintf("In the world the new plan gave %s %v, which it had to start reading somewhere.", m, after)
+		}
+		if extra {
+			return fmt.Sprintf("In the world %s did not send %s that often in this rebalance.", m, api)
+		}
+	}
+	return "Look at the order in which the member's requests leave in the sequence chart."
 }
 
 // Check01_2 verifies rebalanceRequests and reports.

@@ -75,12 +75,36 @@ func verify02_1(rangeOwner func(partition, partitions, members int) string, v Va
 			}
 			cases++
 			if got != want {
-				return fail(id, "rangeOwner(%d, %d, %d) = %q: with %d members range gives partition %d of a %d-partition topic to another member. Hint: range sorts the members and gives each a contiguous run of partitions/members partitions, the first partitions%%members members one more; a member beyond the partition count gets none.",
-					p, l.partitions, l.members, got, l.members, p, l.partitions)
+				return fail(id, "rangeOwner(%d, %d, %d) = %q: with %d members range gives partition %d of a %d-partition topic to another member. %s",
+					p, l.partitions, l.members, got, l.members, p, l.partitions, diagnose02_1(w, rangeOwner, got, l.partitions, l.members))
 			}
 		}
 	}
 	return pass(id, cases, "range gives each member a contiguous run of each topic, the first members one partition more; so two topics of 3 split 4 / 2 between two members, and a fourth member gets nothing at all.")
+}
+
+// diagnose02_1 says what the student's rangeOwner did to the member it named
+// wrongly, against what range gave that member in the world: how many
+// partitions, and whether they form one run. It never names the right owner.
+func diagnose02_1(w *kgviz.World, rangeOwner func(int, int, int) string, member string, partitions, members int) string {
+	theirs, world := []int{}, 0
+	for p := 0; p < partitions; p++ {
+		if got, err := call(func() string { return rangeOwner(p, partitions, members) }); err == nil && got == member {
+			theirs = append(theirs, p)
+		}
+		if ownerOf(w, fmt.Sprintf("o%d", p)) == member {
+			world++
+		}
+	}
+	run := len(theirs) == 0 || theirs[len(theirs)-1]-theirs[0] == len(theirs)-1
+	switch {
+	case !run:
+		return fmt.Sprintf("Your %s owns partitions %v of that topic, which are not one run; in the world it owned %d partition(s).", member, theirs, world)
+	case len(theirs) != world:
+		return fmt.Sprintf("Your %s owns %d of the %d partitions; in the world it owned %d. Compare with the runs above.", member, len(theirs), partitions, world)
+	default:
+		return fmt.Sprintf("Your %s owns as many partitions (%d) as in the world, but another run of them: who comes first?", member, world)
+	}
 }
 
 // Check02_1 verifies rangeOwner and reports.

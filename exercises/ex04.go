@@ -158,10 +158,22 @@ func verify04_2(onPartitionsRevoked func(revoked []string, lastProcessed map[str
 		return listenerScenario{pick(r, kgviz.Range, kgviz.CooperativeSticky), between(r, 1, 3), between(r, 2, 4), between(r, 5, 20), pick(r, "join", "close", "restart")}
 	})...)
 	answered, checked := false, 0
+	// told[p] and committed[p]: what the listener was last told about
+	// partition p and what it committed for it (absent: nothing).
+	told, committed := map[string]int{}, map[string]int{}
 	listener := func(revoked []string, last map[string]int) map[string]int {
 		out := onPartitionsRevoked(append([]string(nil), revoked...), copyOffsets(last))
 		if out != nil {
 			answered = true
+		}
+		for _, p := range revoked {
+			if off, ok := last[p]; ok { // a member that processed something of p
+				told[p] = off
+				delete(committed, p)
+				if off, ok := out[p]; ok {
+					committed[p] = off
+				}
+			}
 		}
 		return out
 	}
@@ -188,10 +200,10 @@ func verify04_2(onPartitionsRevoked func(revoked []string, lastProcessed map[str
 			return notAnswered(id, name)
 		}
 		if len(lost) > 0 {
-			return fail(id, "with %s, %s were never processed by anyone: a committed offset said they were done. Hint: commit the offset of the NEXT record to read, not further.", sc, strings.Join(lost, " "))
+			return fail(id, "with %s, %s were never processed by anyone: a committed offset said they were done. %s", sc, strings.Join(lost, " "), diagnose04_2(lost[0], told, committed))
 		}
 		if len(twice) > 0 {
-			return fail(id, "with %s, %s were processed twice: after the rebalance their partitions were read again from a committed offset before them. Hint: for each partition being revoked, commit the offset of the next record to read (the one after the last processed).", sc, strings.Join(twice, " "))
+			return fail(id, "with %s, %s were processed twice: after the rebalance their partitions were read again from a committed offset before them. %s", sc, strings.Join(twice, " "), diagnose04_2(twice[0], told, committed))
 		}
 	}
 	if checked == 0 {
@@ -275,3 +287,20 @@ func verify04_3(dedupe func(invoices []string) []string, v Variant) Outcome {
 
 // Check04_3 verifies dedupe and reports.
 func Check04_3(dedupe func(invoices []string) []string) { Report(Run("ex04-3", Public, dedupe)) }
+
+// diagnose04_2 says, for the partition of record ("p2.5": partition p2),
+// what the listener was told and what it committed, in terms of where the
+// next owner then started; not what it should have committed.
+func diagnose04_2(record string, told, committed map[string]int) string {
+	p, _, _ := strings.Cut(record, ".")
+	last, wasTold := told[p]
+	off, did := committed[p]
+	switch {
+	case !wasTold:
+		return fmt.Sprintf("Your listener was never told about %s: it was not among the partitions revoked.", p)
+	case !did:
+		return fmt.Sprintf("Your listener was told that %s.%d was the last record of %s processed, and committed nothing for %s: the next owner started from the group's older committed offset.", p, last, p, p)
+	default:
+		return fmt.Sprintf("Your listener was told that %s.%d was the last record of %s processed, and committed offset %d: the next owner's first record of %s was %s.%d.", p, last, p, off, p, p, off)
+	}
+}

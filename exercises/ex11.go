@@ -3,6 +3,7 @@ package exercises
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"strings"
 
 	"github.com/kgviz/kgviz/kgviz"
@@ -10,12 +11,12 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex11-2", Points: 3,
+		ID: "ex11-2", Points: 2,
 		Answers: []Answer{answer[func(log []kgviz.LogRecord) int]("lastStableOffset")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify11_2(get[func([]kgviz.LogRecord) int](a, 0), v) },
 	})
 	register(Exercise{
-		ID: "ex11-3", Points: 3,
+		ID: "ex11-3", Points: 2,
 		Answers: []Answer{answer[func(log []kgviz.LogRecord) []string]("readCommitted")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify11_3(get[func([]kgviz.LogRecord) []string](a, 0), v) },
 	})
@@ -102,7 +103,7 @@ func verify11_2(lastStableOffset func(log []kgviz.LogRecord) int, v Variant) Out
 				if got < want {
 					more = "after"
 				}
-				msg = fmt.Sprintf("in %s, at tick %d (high watermark %d), you computed the LSO %d; the broker's is %s that. Hint: the LSO is where the earliest undecided transaction begins (its records have State kgviz.StateOpen), or the high watermark if nothing is undecided.", sc.desc, w.Now(), w.HighWatermark(), got, more)
+				msg = fmt.Sprintf("in %s, at tick %d (high watermark %d), you computed the LSO %d; the broker's is %s that. %s", sc.desc, w.Now(), w.HighWatermark(), got, more, diagnose11_2(log, got, want))
 			}
 			w.RunFor(1)
 		}
@@ -156,19 +157,7 @@ func verify11_3(readCommitted func(log []kgviz.LogRecord) []string, v Variant) O
 			}
 			cases++
 			if !same(got, want) {
-				hint := "Hint: read up to the LSO only, skip the markers and the records of aborted transactions."
-				if len(got) > len(want) {
-					extra := map[string]bool{}
-					for _, r := range got {
-						extra[r] = true
-					}
-					for _, r := range log {
-						if extra[r.Record] && r.Offset >= w.LSO() {
-							hint = "Hint: records at or after the LSO are not readable yet, even committed ones."
-							break
-						}
-					}
-				}
+				hint := diagnose11_3(log, w.LSO(), got, want)
 				return fail(id, "in %s, at tick %d (high watermark %d), what you read is wrong: %s. %s", sc.desc, w.Now(), w.HighWatermark(), listHint(got, want), hint)
 			}
 			w.RunFor(1)
@@ -278,4 +267,92 @@ func verify11_1(unblockedBy func(transactionTimeout, restartAfter int) string, v
 // Check11_1 verifies unblockedBy and reports.
 func Check11_1(unblockedBy func(transactionTimeout, restartAfter int) string) {
 	Report(Run("ex11-1", Public, unblockedBy))
+}
+
+// stateWords says what a record of the log was at that tick.
+func stateWords(r kgviz.LogRecord) string {
+	switch {
+	case r.State == kgviz.StateMarker:
+		return "a transaction marker, not an invoice"
+	case r.State == kgviz.StateAborted:
+		return "written by a transaction that was aborted"
+	case r.State == kgviz.StateOpen:
+		return "written by a transaction not yet decided"
+	case r.Transactional:
+		return "written by a committed transaction"
+	}
+	return "written outside any transaction"
+}
+
+// diagnose11_2 says what the student's LSO did to a reader at that tick: the
+// undecided records it let the reader reach, or the record it held the reader
+// at; never the broker's LSO itself.
+func diagnose11_2(log []kgviz.LogRecord, got, want int) string {
+	if got > want {
+		open := 0
+		for _, r := range log {
+			if r.Offset < got && r.State == kgviz.StateOpen {
+				open++
+			}
+		}
+		if open > 0 {
+			return fmt.Sprintf("A read_committed reader stopping at your LSO would have passed %d record(s) whose transaction was not yet decided: it could not know yet whether to skip them.", open)
+		}
+		return "Your LSO is past the end of what the log held at that tick."
+	}
+	for _, r := range log {
+		if r.Offset == got {
+			return fmt.Sprintf("Your LSO holds a read_committed reader at offset %d, %s (%s): what keeps the reader from going on?", got, r.Record, stateWords(r))
+		}
+	}
+	return fmt.Sprintf("Your LSO %d is not an offset of the log at that tick.", got)
+}
+
+// diagnose11_3 names the first record the student's reader returned wrongly,
+// with what it was in the log at that tick; of a record it left out it names
+// only the kind, never the record.
+func diagnose11_3(log []kgviz.LogRecord, lso int, got, want []string) string {
+	wantN := map[string]int{}
+	for _, r := range want {
+		wantN[r]++
+	}
+	for _, g := range got {
+		if wantN[g] > 0 {
+			wantN[g]--
+			continue
+		}
+		readable, first := false, -1
+		for i, r := range log {
+			if r.Record != g {
+				continue
+			}
+			if first < 0 {
+				first = i
+			}
+			if r.Offset < lso && (r.State == kgviz.StateCommitted || !r.Transactional) {
+				readable = true
+			}
+		}
+		switch {
+		case readable:
+			return fmt.Sprintf("You returned %s more often than a readable copy of it was in the log.", g)
+		case first >= 0 && log[first].Offset >= lso && (log[first].State == kgviz.StateCommitted || !log[first].Transactional):
+			r := log[first]
+			return fmt.Sprintf("You returned %s (offset %d, %s); at that tick an earlier transaction in the log was still undecided.", g, r.Offset, stateWords(r))
+		case first >= 0:
+			r := log[first]
+			return fmt.Sprintf("You returned %s (offset %d), %s.", g, r.Offset, stateWords(r))
+		}
+		return fmt.Sprintf("You returned %s, which the reader should not see at that tick.", g)
+	}
+	gotN := map[string]int{}
+	for _, g := range got {
+		gotN[g]++
+	}
+	for _, r := range log {
+		if slices.Contains(want, r.Record) && gotN[r.Record] == 0 {
+			return fmt.Sprintf("You left out an invoice %s, which a read_committed reader could read at that tick.", stateWords(r))
+		}
+	}
+	return "Your records are right but not in the log's order."
 }

@@ -25,6 +25,11 @@ func init() {
 		ID: "ex12a-2", Points: 2,
 		Answers: []Answer{answer[func(member string) []Step]("fenceZombie")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify12a_2(get[func(string) []Step](a, 0), v) },
+		// The steps as Go calls: the demo's doc comment once spelled them out
+		// one by one (issue 24), and nothing above the exercise may again.
+		Giveaways: func() []string {
+			return []string{`.SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))`, `w.Restart("C2").RunUntil`, `{Do: "SlowNext"`, `{Do: "Restart"`}
+		},
 	})
 }
 

@@ -3,6 +3,7 @@ package exercises
 import (
 	"fmt"
 	"math/rand/v2"
+	"slices"
 	"sort"
 
 	"github.com/kgviz/kgviz/kgviz"
@@ -280,14 +281,10 @@ func verify13_2(reconcile func(owned, target, heldByOthers []string) ([]string, 
 			return notAnswered(id, name)
 		}
 		if !same(gr, wantR) {
-			return fail(id, "%s: the partitions to revoke %s are wrong. Hint: %s A member gives up exactly what it owns and its new target no longer holds.",
-				c, quote(gr), listHint(gr, wantR))
+			return fail(id, "%s: the partitions to revoke %s are wrong: %s. %s",
+				c, quote(gr), listHint(gr, wantR), diagnose13_2(c, gr, wantR, true))
 		}
-		hint := "while the member still has something to revoke, it keeps only what it owns and its target keeps, and gets nothing new yet."
-		if len(wantR) == 0 {
-			hint = "with nothing to revoke, it keeps what it owns of its target and adds the target's partitions that no other member still holds."
-		}
-		return fail(id, "%s: the partitions it may consume now %s are wrong. Hint: %s %s", c, quote(ga), listHint(ga, wantA), hint)
+		return fail(id, "%s: the partitions it may consume now %s are wrong: %s. %s", c, quote(ga), listHint(ga, wantA), diagnose13_2(c, ga, wantA, false))
 	}
 	return pass(id, len(cases), "you wrote CurrentAssignmentBuilder's rule: revoke what left the target first (the member stays at its epoch until it acknowledges), and take a new partition only once its previous owner released it; the others keep consuming meanwhile.")
 }
@@ -295,4 +292,42 @@ func verify13_2(reconcile func(owned, target, heldByOthers []string) ([]string, 
 // Check13_2 verifies reconcile and reports.
 func Check13_2(reconcile func(owned, target, heldByOthers []string) ([]string, []string)) {
 	Report(Run("ex13-2", Public, reconcile))
+}
+
+// diagnose13_2 tells, for the first partition the answer got wrong, what it
+// would have done in the group: a partition read by two members, one nobody
+// reads, one given up though kept. It does not say the reconciliation rule,
+// and names only partitions of the answer, never one the answer lacks.
+func diagnose13_2(c reconcileCase, got, want []string, revoking bool) string {
+	owned, target, held := slices.Contains[[]string], slices.Contains[[]string], slices.Contains[[]string]
+	for _, x := range got {
+		if slices.Contains(want, x) {
+			continue
+		}
+		switch {
+		case revoking && owned(c.target, x):
+			return fmt.Sprintf("You give up %s, which the member's new target still holds: it would stop reading a partition it keeps.", x)
+		case revoking:
+			return fmt.Sprintf("You give up %s, which the member does not own.", x)
+		case held(c.held, x):
+			return fmt.Sprintf("You let it read %s while another member still holds %s: two members would read it at once.", x, x)
+		case !target(c.target, x):
+			return fmt.Sprintf("You let it read %s, which is not in its target.", x)
+		default:
+			return fmt.Sprintf("You let it start on %s, new to it, while the coordinator still waits for it to acknowledge giving something up: it is still at its old member epoch.", x)
+		}
+	}
+	for _, x := range want {
+		if slices.Contains(got, x) {
+			continue
+		}
+		if revoking {
+			return "Your member keeps a partition that its new target no longer holds: the member the target gives it to waits for it."
+		}
+		if owned(c.owned, x) {
+			return "Your member stops reading a partition that it owns and keeps: that partition is idle for nothing."
+		}
+		return "A partition of its target that nobody else holds any more is left unread by your member."
+	}
+	return "The right partitions, but repeated."
 }

@@ -3,6 +3,7 @@ package exercises
 import (
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 
 	"github.com/kgviz/kgviz/kgviz"
 )
@@ -13,6 +14,13 @@ func init() {
 		Answers: []Answer{answer[func(slowTicks, downtime int) map[string]string]("pipeline")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify14_1(get[func(int, int) map[string]string](a, 0), v)
+		},
+	})
+	register(Exercise{
+		ID: "ex14-3", Points: 4,
+		Answers: []Answer{answer[func(slowTicks, downtime int) map[string]string]("hardenedPipeline")},
+		Verify: func(a Answers, v Variant) Outcome {
+			return verify14_3(get[func(int, int) map[string]string](a, 0), v)
 		},
 	})
 }
@@ -154,4 +162,123 @@ func verify14_1(pipeline func(slowTicks, downtime int) map[string]string, v Vari
 // Check14_1 verifies pipeline and reports.
 func Check14_1(pipeline func(slowTicks, downtime int) map[string]string) {
 	Report(Run("ex14-1", Public, pipeline))
+}
+
+// verify14_3 checks pipeline(slowTicks, downtime) again, under what the
+// teacher's variants of ex14-1 leave out (issue 24: a configuration that
+// passes ex14-1 but not these scores ex14-1's points only):
+//
+//   - the crash-point sweep of the answer's own batch: a crash after every
+//     record of a batch of its max.poll.records (3 when it sets none);
+//   - slow records past every default timeout: 41 to 70 ticks, longer than
+//     max.poll.interval.ms (12), transaction.timeout.ms (30) and the session
+//     timeout;
+//   - a restart storm: every member restarted at once, twice, down for
+//     downtime ticks each time, with no invoice lost or doubled;
+//   - a zombie: a member stuck in a slow record is restarted, so that its old
+//     process runs on beside its replacement; the fences must stop it.
+//
+// Each failure names its variant and what happened in it.
+func verify14_3(pipeline func(slowTicks, downtime int) map[string]string, v Variant) Outcome {
+	const id, name = "ex14-3", "pipeline"
+	if pipeline == nil {
+		return notAnswered(id, name)
+	}
+	cases := []ex14Case{{2, 45, 5, 0, "C2", "p2.3"}, {3, 70, 8, 0, "C3", "o2.3"}}
+	cases = append(cases, draw(v, id, 2, func(r *rand.Rand) ex14Case {
+		members := between(r, 2, 3)
+		return ex14Case{members, between(r, 41, 70), between(r, 2, 12), 0, fmt.Sprintf("C%d", between(r, 1, members)), pick(r, "o2.3", "p2.3", "o2.4")}
+	})...)
+	total := 0
+	for i, c := range cases {
+		if c.victim != fmt.Sprintf("C%d", c.members) {
+			c.record = map[string]string{"C1": "o0.3", "C2": "p1.3"}[c.victim]
+			if c.members == 2 && c.victim == "C2" {
+				c.record = "p2.3"
+			}
+		}
+		props, err := call(func() map[string]string { return pipeline(c.slow, c.downtime) })
+		if err != nil {
+			return panicked(id, name, err, fmt.Sprintf("pipeline(%d, %d)", c.slow, c.downtime))
+		}
+		if i == 0 && props == nil {
+			return notAnswered(id, name)
+		}
+		worldOpts, memberOpts, err := pipelineOptions(props)
+		if err != nil {
+			return fail(id, "pipeline(%d, %d): %v.", c.slow, c.downtime, err)
+		}
+		batch := 3
+		if n, err := strconv.Atoi(props["max.poll.records"]); err == nil && n > 0 {
+			batch = min(n, 20)
+		}
+		start := func() *kgviz.World {
+			opts := append([]kgviz.Option{kgviz.WithSlowRecordTicks(c.slow)}, worldOpts...)
+			return joinOneByOne(newWorld(opts...), memberNames(c.members), memberOpts...)
+		}
+		// variant judges one run; slow: the run's slow work must finish
+		// (no transaction timeout, no poll timeout).
+		variant := func(w *kgviz.World, what string, slow bool) *Outcome {
+			desc := fmt.Sprintf("pipeline(%d, %d), variant %q in a group of %d", c.slow, c.downtime, what, c.members)
+			var o Outcome
+			switch s := w.Stats(); {
+			case sharedID(w) != "":
+				o = fail(id, "%s: %s. %s", desc, sharedID(w), sharedIDHint)
+			case w.Err() != nil:
+				o = fail(id, "%s: the world stopped: %v", desc, w.Err())
+			case slow && countEvents(w, func(e kgviz.Event) bool { return e.Type == kgviz.EvFence && e.Reason == kgviz.ReasonTxnTimeout }) > 0:
+				o = fail(id, "%s: a transaction stayed open longer than the coordinator allows; it aborted it and fenced the producer (PRODUCER_FENCED), and the member's process exited.", desc)
+			case slow && countEvents(w, func(e kgviz.Event) bool { return e.Type == kgviz.EvPollTimeout }) > 0:
+				o = fail(id, "%s: a member left the group in the middle of its work (poll timeout), and another member took its partitions over.", desc)
+			case s.Duplicates > 0 || s.Lost > 0:
+				o = fail(id, "%s: the audit reader saw %d invoice(s) twice and %d lost.", desc, s.Duplicates, s.Lost)
+			default:
+				total++
+				return nil
+			}
+			return &o
+		}
+		// 1. The crash sweep of the answer's own batch size.
+		for k := 0; k <= batch; k++ {
+			w := start()
+			w.RunUntil(kgviz.Polled(c.victim, c.record)).Crash(c.victim, kgviz.AfterRecords(k)).RunUntil(kgviz.Crashed(c.victim)).RunUntil(kgviz.Quiet())
+			if o := variant(w, fmt.Sprintf("%s crashes after %d of the %d records of its batch", c.victim, k, batch), false); o != nil {
+				return *o
+			}
+		}
+		// 2. A record slower than every default timeout.
+		w := start()
+		w.RunUntil(kgviz.Polled(c.victim, c.record)).SlowNext(c.victim).RunUntil(kgviz.Quiet())
+		if o := variant(w, fmt.Sprintf("a %d-tick record", c.slow), true); o != nil {
+			return *o
+		}
+		// 3. A restart storm: everybody at once, twice.
+		w = start().RunFor(6)
+		for round := 0; round < 2; round++ {
+			for _, m := range memberNames(c.members) {
+				w.Close(m)
+			}
+			w.RunFor(c.downtime)
+			for _, m := range memberNames(c.members) {
+				w.Restart(m)
+			}
+			w.RunFor(4)
+		}
+		w.RunUntil(kgviz.Quiet())
+		if o := variant(w, fmt.Sprintf("a restart storm (every member down %d ticks at once, twice)", c.downtime), false); o != nil {
+			return *o
+		}
+		// 4. A zombie: restarted while stuck in a slow record.
+		w = start()
+		w.RunUntil(kgviz.Polled(c.victim, c.record)).SlowNext(c.victim).RunUntil(kgviz.SlowStarted(c.victim)).Restart(c.victim).RunUntil(kgviz.Quiet())
+		if o := variant(w, fmt.Sprintf("%s restarted while stuck in a %d-tick record (a zombie)", c.victim, c.slow), false); o != nil {
+			return *o
+		}
+	}
+	return pass(id, total, "your configuration follows its own numbers: every crash point of your batch, records slower than any default timeout, a restart storm and a zombie all leave each invoice exactly once.")
+}
+
+// Check14_3 verifies pipeline under the harder variants and reports.
+func Check14_3(hardenedPipeline func(slowTicks, downtime int) map[string]string) {
+	Report(Run("ex14-3", Public, hardenedPipeline))
 }

@@ -152,6 +152,17 @@ func EpochFence(members int, victim, record string, opts ...kgviz.Option) (*kgvi
 	return w.Restart(victim).RunUntil(kgviz.Quiet()), n
 }
 
+// SlowInTransaction is EpochFence without the restart: victim's slow record
+// (after it processed record) simply runs out. It returns the world once
+// everything is consumed, and the index of the first event after the slow
+// record started.
+func SlowInTransaction(members int, victim, record string, opts ...kgviz.Option) (*kgviz.World, int) {
+	w := Group(members, exactlyOnce(opts)...)
+	w.RunUntil(kgviz.Processed(victim, record)).SlowNext(victim).RunUntil(kgviz.SlowStarted(victim))
+	n := w.EventCount()
+	return w.RunUntil(kgviz.Quiet()), n
+}
+
 // Demo is one of DEMOS.md's twelve demos as the report command shows it.
 type Demo struct {
 	Name  string // the report's name, e.g. "zombie"

@@ -346,21 +346,22 @@ func sol05_repeatedAfterCrash(pollsSinceAutoCommit, crashAfter, maxPollRecords i
 }
 
 // ex05-3 stub (course/05-commit-before-processing-lost-records.txt)
-func stub05_commitFor(goal string) kgviz.CommitMode {
-	// YOUR CODE HERE: kgviz.CommitBefore, kgviz.CommitAfter, kgviz.AutoCommit or kgviz.Transactional
-	return -1
+func stub05_guaranteesOf(mode kgviz.CommitMode) []string {
+	// YOUR CODE HERE: a list out of "at-most-once", "at-least-once", "exactly-once"
+	return nil
 }
 
 // ex05-3 solution (course/05-commit-before-processing-lost-records.txt)
-func sol05_commitFor(goal string) kgviz.CommitMode {
-	switch goal {
-	case "at-most-once":
-		return kgviz.CommitBefore
-	case "at-least-once":
-		return kgviz.CommitAfter // auto-commit passes too, with a wider window
-	default: // exactly-once: offsets and invoices commit together
-		return kgviz.Transactional
+func sol05_guaranteesOf(mode kgviz.CommitMode) []string {
+	switch mode {
+	case kgviz.CommitBefore: // the batch's offsets are committed before its work: a crash skips the rest
+		return []string{"at-most-once"}
+	case kgviz.CommitAfter, kgviz.AutoCommit: // a crash repeats what was processed since the last commit
+		return []string{"at-least-once"}
+	case kgviz.Transactional: // an aborted attempt is processed again, but its invoices are never visible
+		return []string{"at-least-once", "exactly-once"}
 	}
+	return []string{}
 }
 
 // ex06-1 stub (course/06-leaving-close-leavegroup-static-membership.txt)
@@ -854,4 +855,15 @@ func sol14_pipeline(slowTicks, downtime int) map[string]string {
 		"max.poll.interval.ms":   fmt.Sprint(slowTicks + 8),  // the slowest batch finishes (07)
 		"transaction.timeout.ms": fmt.Sprint(slowTicks + 12), // the slowest batch's transaction commits (11)
 	}
+}
+
+// ex14-3 stub (course/14-capstone-exactly-once-billing.txt)
+func stub14_hardenedPipeline(slowTicks, downtime int) map[string]string {
+	// YOUR CODE HERE (often: return stub14_pipeline(slowTicks, downtime))
+	return nil
+}
+
+// ex14-3 solution (course/14-capstone-exactly-once-billing.txt)
+func sol14_hardenedPipeline(slowTicks, downtime int) map[string]string {
+	return sol14_pipeline(slowTicks, downtime) // its timeouts follow slowTicks and downtime, not fixed numbers
 }

@@ -142,3 +142,30 @@ def test_giveaways_are_what_the_notebooks_print(giveaways: dict):
         if not any(n in t for n in needles for t in texts):
             missing.append(f"{ex}: none of {needles} appears in {paths[0].name}")
     assert not missing, "\n".join(missing)
+
+
+# --- Nor anywhere in the student's notebook (issue 24) -----------------------------------------------------
+#
+# Some answers were given away below their exercise (ex09-2's configuration in the Java box under it) or as the
+# rule the answer transcribes (ex02-1: range's arithmetic in the Idea cell). The student copies (notebooks/, as
+# generated, no solutions in them) must not hold these anywhere.
+
+NOWHERE = {
+    "02-": ["partitions % members", "partitions / members", "partitions%members", "partitions/members"],
+    "09-": ["TRANSACTIONAL_ID_CONFIG", "ISOLATION_LEVEL_CONFIG", "kgo.TransactionalID", "FetchIsolationLevel"],
+}
+
+
+def test_nowhere_search_finds_what_it_must():
+    nb = {"cells": [{"cell_type": "markdown", "source": "props.put(ProducerConfig.TRANSACTIONAL_ID_CONFIG, id)", "metadata": {}}]}
+    assert any("TRANSACTIONAL_ID_CONFIG" in t for c in nb["cells"] for t in cell_texts(c))
+
+
+@pytest.mark.parametrize("prefix", sorted(NOWHERE))
+def test_no_answer_anywhere_in_the_student_notebook(prefix: str):
+    paths = sorted((ROOT / "notebooks").glob(f"{prefix}*.ipynb"))
+    assert paths, f"no notebooks/{prefix}*.ipynb"
+    nb = json.loads(paths[0].read_text())
+    found = [f"{paths[0].name}: {n!r} in cell {i}" for n in NOWHERE[prefix]
+             for i, c in enumerate(nb["cells"]) if any(n in t for t in cell_texts(c))]
+    assert not found, "\n".join(found)
