@@ -65,6 +65,27 @@ type ex14Case struct {
 // while a crashed member is still removed within downtime+12 ticks. Public
 // variants: two slow lengths and downtimes, groups of two and three; secret
 // ones: drawn lengths, downtimes, victims, records and crash points.
+// pipelineFor calls the student's pipeline for case c and turns its
+// properties into options (and returns them): an Outcome (a panic, an unanswered first case,
+// properties kgviz refuses) when it cannot, for ex14-1 and ex14-3 alike.
+func pipelineFor(id, name string, pipeline func(slowTicks, downtime int) map[string]string, c ex14Case, first bool) (props map[string]string, world, member []kgviz.Option, refused *Outcome) {
+	props, err := call(func() map[string]string { return pipeline(c.slow, c.downtime) })
+	if err != nil {
+		o := panicked(id, name, err, fmt.Sprintf("pipeline(%d, %d)", c.slow, c.downtime))
+		return nil, nil, nil, &o
+	}
+	if first && props == nil {
+		o := notAnswered(id, name)
+		return nil, nil, nil, &o
+	}
+	world, member, err = pipelineOptions(props)
+	if err != nil {
+		o := fail(id, "pipeline(%d, %d): %v.", c.slow, c.downtime, err)
+		return nil, nil, nil, &o
+	}
+	return props, world, member, nil
+}
+
 func verify14_1(pipeline func(slowTicks, downtime int) map[string]string, v Variant) Outcome {
 	const id, name = "ex14-1", "pipeline"
 	if pipeline == nil {
@@ -78,16 +99,9 @@ func verify14_1(pipeline func(slowTicks, downtime int) map[string]string, v Vari
 	})...)
 	total := 0
 	for i, c := range cases {
-		props, err := call(func() map[string]string { return pipeline(c.slow, c.downtime) })
-		if err != nil {
-			return panicked(id, name, err, fmt.Sprintf("pipeline(%d, %d)", c.slow, c.downtime))
-		}
-		if i == 0 && props == nil {
-			return notAnswered(id, name)
-		}
-		worldOpts, memberOpts, err := pipelineOptions(props)
-		if err != nil {
-			return fail(id, "pipeline(%d, %d): %v.", c.slow, c.downtime, err)
+		_, worldOpts, memberOpts, refused := pipelineFor(id, name, pipeline, c, i == 0)
+		if refused != nil {
+			return *refused
 		}
 		start := func(extra ...kgviz.Option) *kgviz.World {
 			opts := append(append([]kgviz.Option{kgviz.WithSlowRecordTicks(c.slow)}, worldOpts...), extra...)
@@ -197,16 +211,9 @@ func verify14_3(pipeline func(slowTicks, downtime int) map[string]string, v Vari
 				c.record = "p2.3"
 			}
 		}
-		props, err := call(func() map[string]string { return pipeline(c.slow, c.downtime) })
-		if err != nil {
-			return panicked(id, name, err, fmt.Sprintf("pipeline(%d, %d)", c.slow, c.downtime))
-		}
-		if i == 0 && props == nil {
-			return notAnswered(id, name)
-		}
-		worldOpts, memberOpts, err := pipelineOptions(props)
-		if err != nil {
-			return fail(id, "pipeline(%d, %d): %v.", c.slow, c.downtime, err)
+		props, worldOpts, memberOpts, refused := pipelineFor(id, name, pipeline, c, i == 0)
+		if refused != nil {
+			return *refused
 		}
 		batch := 3
 		if n, err := strconv.Atoi(props["max.poll.records"]); err == nil && n > 0 {
