@@ -15,7 +15,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex04-1", Points: 1,
+		ID: "ex04-1", Points: 1, Prediction: true,
 		Answers:   []Answer{answer[func(maxPollRecords, crashAfter int) int]("duplicatesAfterCrash")},
 		Verify:    func(a Answers, v Variant) Outcome { return verify04_1(get[func(int, int) int](a, 0), v) },
 		Giveaways: giveaways04_1,

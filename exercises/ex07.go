@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex07-1", Points: 1,
+		ID: "ex07-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(batch []string, slowTicks, maxPollInterval int) []string]("zombieTwice")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify07_1(get[func([]string, int, int) []string](a, 0), v)

@@ -9,7 +9,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex10-1", Points: 1,
+		ID: "ex10-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(txnVersion int) []string]("batchRequests")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify10_1(get[func(int) []string](a, 0), v) },
 		Giveaways: func() []string {
@@ -24,7 +24,7 @@ func init() {
 		},
 	})
 	register(Exercise{
-		ID: "ex10-2", Points: 1,
+		ID: "ex10-2", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(lastSent string) string]("outcome")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify10_2(get[func(string) string](a, 0), v) },
 	})

@@ -21,7 +21,7 @@ func init() {
 		Verify:  func(a Answers, v Variant) Outcome { return verify11_3(get[func([]kgviz.LogRecord) []string](a, 0), v) },
 	})
 	register(Exercise{
-		ID: "ex11-1", Points: 1,
+		ID: "ex11-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(transactionTimeout, restartAfter int) string]("unblockedBy")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify11_1(get[func(int, int) string](a, 0), v)

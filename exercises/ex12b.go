@@ -18,7 +18,7 @@ func init() {
 		},
 	})
 	register(Exercise{
-		ID: "ex12b-2", Points: 1,
+		ID: "ex12b-2", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(lastSent string) kgviz.ErrorCode]("newOwnerFetch")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify12b_2(get[func(string) kgviz.ErrorCode](a, 0), v)
