@@ -477,11 +477,18 @@ func recordScript(r PredictionRecord) string {
 })();</script>`
 }
 
+// unanswered reports whether the check found the answer cell untouched (its
+// stub): that is no answer, and Run All on a fresh notebook must not make it
+// the first one.
+func unanswered(o Outcome) bool {
+	return !o.Passed && strings.HasPrefix(o.Message, "not answered yet")
+}
+
 // reportPrediction records a prediction's attempt, prints the note under the
 // verdict and displays the script that writes the record into the notebook.
 func reportPrediction(o Outcome) {
 	e, ok := Lookup(o.ID)
-	if !ok || !e.Prediction {
+	if !ok || !e.Prediction || unanswered(o) {
 		return
 	}
 	r, first, ok := records.attempt(e, o)

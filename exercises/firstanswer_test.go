@@ -210,3 +210,28 @@ func TestPredictionsAreTheCoursePredictions(t *testing.T) {
 		t.Errorf("only %d exercise headings found", n)
 	}
 }
+
+// An untouched answer cell (Run All on a fresh notebook) is not an answer:
+// its check records nothing.
+func TestUntouchedPredictionIsNotRecorded(t *testing.T) {
+	e, _ := Lookup("ex02-1")
+	o := Run(e.ID, Public, func(partition, partitions, members int) string { return "" })
+	if o.Passed || !unanswered(o) {
+		t.Fatalf("the stub's outcome: %+v", o)
+	}
+	if unanswered(Outcome{ID: e.ID, Message: "C1 is not it"}) {
+		t.Error("a wrong answer counted as unanswered")
+	}
+	rc, _ := fakeKernel(t, filepath.Join(t.TempDir(), "02.ipynb"))
+	saved := records
+	records = rc
+	defer func() { records = saved }()
+	reportPrediction(o)
+	if _, err := os.Stat(rc.storePath()); err == nil {
+		t.Error("the untouched answer was recorded")
+	}
+	reportPrediction(Outcome{ID: e.ID, Message: "C1 is not it"})
+	if _, err := os.Stat(rc.storePath()); err != nil {
+		t.Errorf("a wrong answer was not recorded: %v", err)
+	}
+}

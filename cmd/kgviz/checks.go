@@ -268,6 +268,9 @@ func (g *grader) grade(s *submission, rows []gradeRow, deadline time.Time) {
 			default:
 				rows[i].Message = o.String()
 			}
+			if s.noRecord[id] && failure == "" && !strings.Contains(rows[i].Message, "not answered yet") {
+				s.note(id, noRecordNote)
+			}
 			if failure != "" && time.Until(deadline) <= 0 && strings.Contains(failure, "did not finish") {
 				rows[i].Message = fmt.Sprintf("✘ %s: the submission's time limit (%s) ran out during this check", id, g.timeout)
 			}
@@ -432,6 +435,10 @@ func (c *child) reasonSet() bool {
 	defer c.mu.Unlock()
 	return c.reason != ""
 }
+
+// noRecordNote is the gradebook's note on an answered prediction without a
+// first-answer record (course.go, firstAnswers).
+const noRecordNote = "no first-answer record (the check cell never ran in JupyterLab, or the record was removed): graded the answer as handed in"
 
 // otherNames is the top-level names the answer cells of every exercise but id declare.
 func otherNames(byEx map[string]*answerCell, id string) map[string]bool {

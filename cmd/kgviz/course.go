@@ -271,6 +271,7 @@ type submission struct {
 	missing   map[string]string   // exercise id → why there is no answer
 	notes     map[string][]string // exercise id ("" for the whole notebook) → what differs from the course
 	first     map[string]bool     // exercise id → answers[id] is a prediction's recorded first answer
+	noRecord  map[string]bool     // exercise id → a prediction without a first-answer record
 }
 
 // skippedEntry is an entry of the submissions folder that is not graded,
@@ -410,7 +411,7 @@ func readSubmission(courses []*course, root, path string) (*submission, error) {
 	if err != nil {
 		rel = filepath.Base(path)
 	}
-	s := &submission{path: path, rel: filepath.ToSlash(rel), answers: map[string]string{}, explained: map[string]string{}, missing: map[string]string{}, notes: map[string][]string{}, first: map[string]bool{}}
+	s := &submission{path: path, rel: filepath.ToSlash(rel), answers: map[string]string{}, explained: map[string]string{}, missing: map[string]string{}, notes: map[string][]string{}, first: map[string]bool{}, noRecord: map[string]bool{}}
 	nb, err := readNotebook(path)
 	if err != nil {
 		s.student = studentOf(s.rel, nil)
@@ -562,7 +563,7 @@ func firstAnswers(s *submission) {
 		}
 		raw, ok := recs[id]
 		if !ok {
-			s.note(id, "no first-answer record (the check cell never ran in JupyterLab, or the record was removed): graded the answer as handed in")
+			s.noRecord[id] = true // noted once the check has judged an answer (checks.go)
 			continue
 		}
 		r, err := exercises.VerifyRecord(id, raw)
