@@ -448,3 +448,27 @@ func TestOwnCodeRefusesBuiltinAssignors(t *testing.T) {
 		}
 	}
 }
+
+// The course's predictions are the registry's: a "(predict, ...)" heading
+// in course/*.txt is an Exercise with Prediction set, and nothing else is.
+func TestPredictionsAreTheCoursePredictions(t *testing.T) {
+	heading := regexp.MustCompile(`(?m)^### (ex\d\d[a-z]?-\d+) · .*\((\w+),`)
+	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "course", "*.txt"))
+	n := 0
+	for _, src := range srcs {
+		data, _ := os.ReadFile(src)
+		for _, m := range heading.FindAllStringSubmatch(string(data), -1) {
+			e, ok := Lookup(m[1])
+			if !ok {
+				continue
+			}
+			n++
+			if e.Prediction != (m[2] == "predict") {
+				t.Errorf("%s: heading says %q, registry Prediction %v", m[1], m[2], e.Prediction)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d exercise headings found", n)
+	}
+}
