@@ -375,8 +375,12 @@ func ec(c int) string { return kafka.ErrorCode(c).String() }
 
 // fields lists (name, kgviz's value, Kafka's value) for the fields compared of one answer.
 func fields(kg kafka.Message, kf oracleResp) [][3]string {
-	out := [][3]string{{"error", broker.ErrorOf(kg).String(), ec(kf.Error)}}
-	ok := broker.ErrorOf(kg) == kafka.NONE && kf.Error == 0
+	kgErr := broker.ErrorOf(kg)
+	if r, ok := kg.(*broker.LeaveGroupResponse); ok {
+		kgErr = r.ErrorCode // the response's own, not LeaveGroupResponse.error()'s first member error
+	}
+	out := [][3]string{{"error", kgErr.String(), ec(kf.Error)}}
+	ok := kgErr == kafka.NONE && kf.Error == 0
 	switch r := kg.(type) {
 	case *broker.JoinGroupResponse:
 		if ok {
@@ -404,13 +408,12 @@ func fields(kg kafka.Message, kf oracleResp) [][3]string {
 		if ok {
 			var a, b []string
 			for _, m := range r.Members {
-				a = append(a, m.MemberID+"/"+m.GroupInstanceID+":"+m.ErrorCode.String())
+				a = append(a, m.MemberID+":"+m.ErrorCode.String())
 			}
 			for _, m := range kf.Members {
 				b = append(b, m.MemberID+":"+ec(m.Error))
 			}
-			_ = a
-			_ = b
+			out = append(out, [3]string{"member errors", strings.Join(a, " "), strings.Join(b, " ")})
 		}
 	case *broker.OffsetFetchResponse:
 		if ok {
