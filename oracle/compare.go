@@ -178,12 +178,14 @@ func requestLine(it item, kgvizAnswer kafka.Message) map[string]any {
 // removed (the world's events); waivers say which differences are known.
 func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kgviz.Event, waivers []Waiver) (Result, error) {
 	kgvizAnswers := map[int]kafka.Message{}
+	answeredAt := map[int]int{} // request id → the tick kgviz answered it
 	var reqs []item
 	last := 0
 	for _, it := range rec.items {
 		if it.answer {
 			if _, dup := kgvizAnswers[it.id]; !dup {
 				kgvizAnswers[it.id] = it.msg
+				answeredAt[it.id] = it.tick
 			}
 			continue
 		}
@@ -225,6 +227,7 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	}
 	kafkaAnswers := map[int]oracleResp{}
 	kafkaRemoved := map[int][]string{}
+	revocationTimeout := map[int][]string{} // KIP-848 members Kafka's rebalance timeout fenced, by tick
 	for i, a := range answers {
 		for _, r := range a.Resp {
 			if _, dup := kafkaAnswers[r.ID]; !dup {
@@ -233,6 +236,11 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 		}
 		for _, f := range a.Fired {
 			kafkaRemoved[of[i].tick] = append(kafkaRemoved[of[i].tick], f.Removed...)
+			if strings.HasPrefix(f.Key, "rebalance-timeout ") {
+				for _, m := range f.Removed {
+					revocationTimeout[of[i].tick] = append(revocationTimeout[of[i].tick], strings.TrimPrefix(m, "kafka:"))
+				}
+			}
 		}
 	}
 	// Kafka's member ids learnt after the answer that named them (a leader's member list
@@ -323,6 +331,11 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 		a, b := sortedSet(kgvizRemoved[t]), mapIDs(sortedSet(kafkaRemoved[t]))
 		if a != b {
 			diff(t, "timers", "members removed by a timeout", "["+a+"]", "["+b+"]")
+			if why := sessionFromAnswer(reqs, kgvizAnswers, answeredAt, kgvizRemoved, t, a, b); why != "" {
+				res.Differences[len(res.Differences)-1].Waived = why
+			} else if why := revocationFromArrival(reqs, kgvizAnswers, kgvizRemoved, revocationTimeout[t], t, a, b); why != "" {
+				res.Differences[len(res.Differences)-1].Waived = why
+			}
 		}
 	}
 	return res, nil
@@ -470,4 +483,128 @@ func waived(ws []Waiver, version string, d Difference) string {
 		}
 	}
 	return ""
+}
+
+// SessionFromAnswer is the reason of the one difference of timing kgviz
+// keeps on purpose (docs/simplifications.md, "A session restarted by a
+// JoinGroup or SyncGroup answer"): when the coordinator answers a parked
+// JoinGroup or SyncGroup because another request completed the phase, Kafka
+// restarts the member's session at that request's time
+// (completeClassicGroupJoin, propagateAssignment: rescheduleClassicGroupMemberHeartbeat),
+// which the oracle dates at its send tick; kgviz restarts it at the tick it
+// answers, one later.
+const SessionFromAnswer = "a session restarted by a JoinGroup or SyncGroup answer counts from the answer's tick in kgviz, one tick after Kafka"
+
+// sessionFromAnswer says whether a timers difference at tick t (kgviz removed
+// the members kg, Kafka kf) is that one, member by member and by value: every
+// member only Kafka removed was last heard from through a parked request
+// answered at tick a, with a - 1 + its session timeout = t (Kafka's
+// deadline), and kgviz either removes it by its session timeout at t+1 or
+// hears from it at t+1 (a request sent at t, which Kafka's timer beat).
+func sessionFromAnswer(reqs []item, answers map[int]kafka.Message, answeredAt map[int]int, kgvizRemoved map[int][]string, t int, kg, kf string) string {
+	removed := strings.Fields(kg)
+	var only []string
+	for _, m := range strings.Fields(kf) {
+		if !slices.Contains(removed, m) {
+			only = append(only, m)
+		}
+	}
+	for _, m := range removed {
+		if !slices.Contains(strings.Fields(kf), m) {
+			return "" // kgviz removed one Kafka kept: another cause
+		}
+	}
+	if len(only) == 0 {
+		return ""
+	}
+	var why []string
+	for _, m := range only {
+		session, heard, answered, next := 0, -1, -1, false
+		for _, it := range reqs {
+			mid := ""
+			switch r := it.msg.(type) {
+			case *broker.JoinGroupRequest:
+				mid = r.MemberID
+				if jr, ok := answers[it.id].(*broker.JoinGroupResponse); ok && mid == "" {
+					mid = jr.MemberID // a new member: its id is in the answer
+				}
+				if mid == m {
+					session = r.SessionTimeout
+				}
+			case *broker.SyncGroupRequest:
+				mid = r.MemberID
+			case *broker.HeartbeatRequest:
+				mid = r.MemberID
+			case *broker.OffsetCommitRequest:
+				mid = r.MemberID
+			}
+			if mid != m {
+				continue
+			}
+			if it.tick == t+1 {
+				next = true
+			}
+			if it.tick > t {
+				continue
+			}
+			heard = max(heard, it.tick-1)
+			if at, ok := answeredAt[it.id]; ok && at > it.tick {
+				answered = max(answered, at) // parked, answered when another request completed the phase
+			}
+		}
+		if session == 0 || answered <= heard || answered-1+session != t || !(next || slices.Contains(kgvizRemoved[t+1], m)) {
+			return ""
+		}
+		why = append(why, fmt.Sprintf("%s answered at tick %d, session %d ticks: Kafka's deadline %d, kgviz's %d", m, answered, session, t, t+1))
+	}
+	return SessionFromAnswer + " (" + strings.Join(why, "; ") + ")"
+}
+
+// RevocationFromArrival is the reason of kgviz's other timing kept on purpose
+// (docs/simplifications.md, "KIP-848's revocation timeout"): Kafka's
+// coordinator fences a member that has not acknowledged a revocation
+// rebalanceTimeoutMs after the heartbeat that asked it
+// (scheduleConsumerGroupRebalanceTimeout), which the oracle dates at its send
+// tick; kgviz counts from the tick that heartbeat arrived, one later.
+const RevocationFromArrival = "KIP-848's revocation timeout counts from the heartbeat's arrival in kgviz, one tick after Kafka"
+
+// revocationFromArrival says whether a timers difference at tick t is that
+// one, by value: every member only Kafka removed was removed by Kafka's
+// rebalance timeout (fenced), a heartbeat of it arrived at tick a with an
+// assignment in its answer and a - 1 + its rebalance timeout = t, and kgviz
+// hears from it at t+1 or fences it then.
+func revocationFromArrival(reqs []item, answers map[int]kafka.Message, kgvizRemoved map[int][]string, fenced []string, t int, kg, kf string) string {
+	if kg != "" {
+		return ""
+	}
+	var why []string
+	for _, m := range strings.Fields(kf) {
+		if !slices.Contains(fenced, m) {
+			return ""
+		}
+		timeout, asked, next := 0, -1, false
+		for _, it := range reqs {
+			r, ok := it.msg.(*broker.ConsumerGroupHeartbeatRequest)
+			if !ok || r.MemberID != m {
+				continue
+			}
+			if r.RebalanceTimeoutMs > 0 {
+				timeout = r.RebalanceTimeoutMs
+			}
+			if it.tick == t+1 {
+				next = true
+			}
+			if resp, ok := answers[it.id].(*broker.ConsumerGroupHeartbeatResponse); ok && resp.Assignment != nil && timeout > 0 && it.tick-1+timeout == t {
+				asked = it.tick
+			}
+		}
+		if asked < 0 || !(next || slices.Contains(kgvizRemoved[t+1], m)) {
+			return ""
+		}
+		why = append(why, fmt.Sprintf("%s asked to revoke by the heartbeat that arrived at tick %d, rebalance timeout %d ticks: Kafka's deadline %d, kgviz's %d", m, asked, timeout, t, t+1))
+	}
+	if len(why) == 0 {
+		return ""
+	}
+	return RevocationFromArrival + " (" + strings.Join(why, "; ") + ")"
 }
