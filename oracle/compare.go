@@ -194,7 +194,9 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	}
 	// kgviz's removals by timeout, by tick
 	kgvizRemoved := map[int][]string{}
+	end := 0 // the world's last tick
 	for _, e := range events {
+		end = max(end, e.Tick)
 		if e.Type == kgviz.EvMemberRemoved && (e.Reason == kgviz.ReasonSessionTimeout || e.Reason == kgviz.ReasonJoinTimeout ||
 			e.Reason == kgviz.ReasonSyncTimeout || e.Reason == kgviz.ReasonRebalanceTimeout) {
 			kgvizRemoved[e.Tick] = append(kgvizRemoved[e.Tick], e.MemberID)
@@ -340,9 +342,9 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 		a, b := sortedSet(kgvizRemoved[t]), mapIDs(sortedSet(kafkaRemoved[t]))
 		if a != b {
 			diff(t, "timers", "members removed by a timeout", "["+a+"]", "["+b+"]")
-			if why := sessionFromAnswer(reqs, kgvizAnswers, answeredAt, kgvizRemoved, t, a, b); why != "" {
+			if why := sessionFromAnswer(reqs, kgvizAnswers, answeredAt, kgvizRemoved, end, t, a, b); why != "" {
 				res.Differences[len(res.Differences)-1].Waived = why
-			} else if why := revocationFromArrival(reqs, kgvizAnswers, kgvizRemoved, revocationTimeout[t], t, a, b); why != "" {
+			} else if why := revocationFromArrival(reqs, kgvizAnswers, kgvizRemoved, end, revocationTimeout[t], t, a, b); why != "" {
 				res.Differences[len(res.Differences)-1].Waived = why
 			}
 		}
@@ -509,8 +511,9 @@ const SessionFromAnswer = "a session restarted by a JoinGroup or SyncGroup answe
 // member only Kafka removed was last heard from through a parked request
 // answered at tick a, with a - 1 + its session timeout = t (Kafka's
 // deadline), and kgviz either removes it by its session timeout at t+1 or
-// hears from it at t+1 (a request sent at t, which Kafka's timer beat).
-func sessionFromAnswer(reqs []item, answers map[int]kafka.Message, answeredAt map[int]int, kgvizRemoved map[int][]string, t int, kg, kf string) string {
+// hears from it at t+1 (a request sent at t, which Kafka's timer beat), or
+// the world ended at t, before kgviz's deadline.
+func sessionFromAnswer(reqs []item, answers map[int]kafka.Message, answeredAt map[int]int, kgvizRemoved map[int][]string, end, t int, kg, kf string) string {
 	removed := strings.Fields(kg)
 	var only []string
 	for _, m := range strings.Fields(kf) {
@@ -561,7 +564,7 @@ func sessionFromAnswer(reqs []item, answers map[int]kafka.Message, answeredAt ma
 				answered = max(answered, at) // parked, answered when another request completed the phase
 			}
 		}
-		if session == 0 || answered <= heard || answered-1+session != t || !(next || slices.Contains(kgvizRemoved[t+1], m)) {
+		if session == 0 || answered <= heard || answered-1+session != t || !(next || slices.Contains(kgvizRemoved[t+1], m) || end < t+1) {
 			return ""
 		}
 		why = append(why, fmt.Sprintf("%s answered at tick %d, session %d ticks: Kafka's deadline %d, kgviz's %d", m, answered, session, t, t+1))
@@ -581,8 +584,8 @@ const RevocationFromArrival = "KIP-848's revocation timeout counts from the hear
 // one, by value: every member only Kafka removed was removed by Kafka's
 // rebalance timeout (fenced), a heartbeat of it arrived at tick a with an
 // assignment in its answer and a - 1 + its rebalance timeout = t, and kgviz
-// hears from it at t+1 or fences it then.
-func revocationFromArrival(reqs []item, answers map[int]kafka.Message, kgvizRemoved map[int][]string, fenced []string, t int, kg, kf string) string {
+// hears from it at t+1 or fences it then (or the world ended before t+1).
+func revocationFromArrival(reqs []item, answers map[int]kafka.Message, kgvizRemoved map[int][]string, end int, fenced []string, t int, kg, kf string) string {
 	if kg != "" {
 		return ""
 	}
@@ -607,7 +610,7 @@ func revocationFromArrival(reqs []item, answers map[int]kafka.Message, kgvizRemo
 				asked = it.tick
 			}
 		}
-		if asked < 0 || !(next || slices.Contains(kgvizRemoved[t+1], m)) {
+		if asked < 0 || !(next || slices.Contains(kgvizRemoved[t+1], m) || end < t+1) {
 			return ""
 		}
 		why = append(why, fmt.Sprintf("%s asked to revoke by the heartbeat that arrived at tick %d, rebalance timeout %d ticks: Kafka's deadline %d, kgviz's %d", m, asked, timeout, t, t+1))
