@@ -61,7 +61,7 @@ func verify04_1(duplicatesAfterCrash func(maxPollRecords, crashAfter int) int, v
 	}
 	cases := [][2]int{{3, 2}, {3, 0}, {3, 1}, {3, 3}, {1, 1}, {2, 1}, {5, 4}, {5, 0}}
 	cases = append(cases, draw(v, id, 3, func(r *rand.Rand) [2]int {
-		mpr := between(r, 2, 7) // 8 records a poll outlast max.poll.interval.ms
+		mpr := between(r, 2, 5) // 6 records a poll outlast max.poll.interval.ms (C1, mid-batch when C2's session times out, rejoins after the rebalance timeout)
 		return [2]int{mpr, between(r, 0, mpr)}
 	})...)
 	allZero := true

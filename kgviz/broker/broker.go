@@ -107,6 +107,24 @@ type Broker struct {
 	consumerAssignors         []string
 
 	tap Tap // tap.go
+
+	// inRequest is set while Receive handles a request (see at).
+	inRequest bool
+}
+
+// at is the tick the coordinator's clock reads for what it is doing: a
+// request is dated at the tick it was sent (every message takes one tick to
+// arrive; the coordinator's session timers count from then, heardFrom), a
+// timer's work at its own tick. Timeouts a request starts (the classic join
+// and sync timeouts, KIP-848's revocation timeout) count from at, as Kafka's
+// coordinator schedules them on its timer from the moment it handles the
+// request (GroupMetadataManager.prepareRebalance, schedulePendingSync,
+// scheduleConsumerGroupRebalanceTimeout).
+func (b *Broker) at() int {
+	if b.inRequest {
+		return b.clock.Now() - 1
+	}
+	return b.clock.Now()
 }
 
 // New builds a broker on clock clk that sends through net and records to rec.
@@ -193,6 +211,12 @@ func (b *Broker) Receive(env Envelope) {
 	if b.tap != nil {
 		b.tap.Received(b.clock.Now(), &env)
 	}
+	b.inRequest = true
+	b.receive(env)
+	b.inRequest = false
+}
+
+func (b *Broker) receive(env Envelope) {
 	switch m := env.Msg.(type) {
 	case *ProduceRequest:
 		b.handleProduce(env, m)

@@ -20,6 +20,15 @@ func ErrorOf(m kafka.Message) kafka.ErrorCode {
 	case *HeartbeatResponse:
 		return r.ErrorCode
 	case *LeaveGroupResponse:
+		// LeaveGroupResponse.error() (Kafka's client): the response's error,
+		// else the first member's
+		if r.ErrorCode == kafka.NONE {
+			for _, m := range r.Members {
+				if m.ErrorCode != kafka.NONE {
+					return m.ErrorCode
+				}
+			}
+		}
 		return r.ErrorCode
 	case *SyncGroupResponse:
 		return r.ErrorCode
