@@ -45,27 +45,8 @@ func (p *member) classicPoll(settled bool) bool {
 		}
 	}
 	if g.rejoinNeeded && (g.syncFailed || g.state != ClassicPreparingRebalance && g.state != ClassicCompletingRebalance) {
-		// onJoinPrepare
-		switch {
-		case g.lost:
-			g.lost = false
-			if len(p.owned) > 0 {
-				p.revokeAll(event.ReasonLost)
-			}
-			g.assigned = false
-		case p.protocol == Eager && len(p.owned) > 0:
-			// commit (auto-commit, or what a failed commit left), then revoke everything
-			if p.commitThenRevoke(p.owned, p.owned, settled) {
-				return false
-			}
-			if p.h.stopped() {
-				return false
-			}
-			p.revokeAll(event.ReasonEagerRevoke)
-		case p.protocol == Cooperative && p.cfg.commit == AutoCommit:
-			if p.commitThenRevoke(p.owned, nil, settled) {
-				return false
-			}
+		if !p.onJoinPrepare(settled) {
+			return false
 		}
 		p.sendJoin()
 	}
@@ -83,6 +64,33 @@ func (p *member) classicPoll(settled bool) bool {
 	if !g.assigned {
 		p.setPhase(PhaseRebalance)
 		return false
+	}
+	return true
+}
+
+// onJoinPrepare is ConsumerCoordinator.onJoinPrepare before a JoinGroup:
+// lost partitions are dropped, an eager member commits and revokes all it
+// owns, a cooperative auto-committing one commits. It returns false while
+// a commit is in flight or the world stopped (no JoinGroup yet).
+func (p *member) onJoinPrepare(settled bool) bool {
+	g := &p.group
+	switch {
+	case g.lost:
+		g.lost = false
+		if len(p.owned) > 0 {
+			p.revokeAll(event.ReasonLost)
+		}
+		g.assigned = false
+	case p.protocol == Eager && len(p.owned) > 0:
+		// commit (auto-commit, or what a failed commit left), then revoke everything
+		if p.commitThenRevoke(p.owned, p.owned, settled) || p.h.stopped() {
+			return false
+		}
+		p.revokeAll(event.ReasonEagerRevoke)
+	case p.protocol == Cooperative && p.cfg.commit == AutoCommit:
+		if p.commitThenRevoke(p.owned, nil, settled) {
+			return false
+		}
 	}
 	return true
 }
