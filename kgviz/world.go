@@ -596,8 +596,20 @@ func (w *World) group() *broker.ClassicGroup { return w.broker.Groups().Classic(
 func (w *World) consumerGroup() *broker.ConsumerGroup { return w.broker.Groups().Consumer(GroupID) }
 
 // Generation returns the group's current generation (0 before the first
-// rebalance); for a consumer group (KIP-848), its group epoch.
+// rebalance); for a consumer group (KIP-848), its group epoch: the last one
+// the coordinator recorded (fold.Generations).
 func (w *World) Generation() int {
+	if gens := w.Fold().Generations(); len(gens) > 0 {
+		return gens[len(gens)-1].Generation
+	}
+	return 0
+}
+
+// liveGeneration is Generation read from the coordinator itself, for the
+// conditions checked at every tick (GenerationAtLeast) that must not fold
+// every event again; TestFoldAnswersWhatTheBrokerHolds checks that the two
+// agree.
+func (w *World) liveGeneration() int {
 	if g := w.group(); g != nil {
 		return g.Generation()
 	}
@@ -649,7 +661,7 @@ func (w *World) Committed(partition string) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("Committed(%q): no such input partition (have %s)", partition, strings.Join(w.Partitions(), ", "))
 	}
-	if off, ok := w.broker.Groups().Committed(GroupID, tp); ok {
+	if off, ok := w.Fold().Committed()[w.short(tp)]; ok {
 		return off, nil
 	}
 	return -1, nil
