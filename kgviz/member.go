@@ -178,12 +178,11 @@ func (p *member) event(e event.Event) {
 	if e.MemberID == "" {
 		e.MemberID = p.memberID()
 	}
-	p.h.recordAt(&e)
+	p.h.record(e)
 }
 
-// setActivity records the member's activity if it changed. The event is
-// built in place and recorded as event would (the most frequent event of
-// a member: not copied into event's argument).
+// setActivity records the member's activity if it changed (the most
+// frequent event of a member), as event would, without event's copy.
 func (p *member) setActivity(a event.Activity, rec string) {
 	if p.activity == a && p.activityRec == rec {
 		return
@@ -192,7 +191,7 @@ func (p *member) setActivity(a event.Activity, rec string) {
 	var e event.Event // set field by field: built in place, where a literal would be built apart and copied
 	e.Type, e.Activity, e.Record, e.Generation = event.EvActivity, a, rec, p.group.generation
 	e.Member, e.MemberID = p.name, p.memberID()
-	p.h.recordAt(&e)
+	p.h.record(e)
 }
 
 // syncOwned brings ownedIdx and ownedShort up to date after owned changed.

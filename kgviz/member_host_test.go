@@ -35,9 +35,9 @@ func newStubHost() *stubHost {
 func (h *stubHost) now() int             { return h.clk.Now() }
 func (h *stubHost) timers() *clock.Clock { return h.clk }
 func (h *stubHost) brokerName() string   { return Broker }
-func (h *stubHost) recordAt(e *event.Event) {
+func (h *stubHost) record(e event.Event) {
 	e.Tick = h.clk.Now()
-	h.log.Add(e)
+	h.log.Add(&e)
 }
 func (h *stubHost) send(env broker.Envelope, p *member) int {
 	h.nextID++
@@ -45,7 +45,7 @@ func (h *stubHost) send(env broker.Envelope, p *member) int {
 	h.out = append(h.out, env)
 	var e event.Event
 	messageEvent(&e, event.EvSend, &env, p, "")
-	h.recordAt(&e)
+	h.record(e)
 	return env.ID
 }
 func (h *stubHost) sendHeartbeat(env broker.Envelope, p *member) int { return h.send(env, p) }
@@ -73,7 +73,7 @@ func (h *stubHost) deliver(p *member, m kafka.Message) {
 	env.ID = h.nextID
 	var e event.Event
 	messageEvent(&e, event.EvSend, &env, p, "")
-	h.recordAt(&e)
+	h.record(e)
 	p.receive(env)
 }
 
