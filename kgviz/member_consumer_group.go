@@ -141,7 +141,7 @@ func (p *member) cgSend(ignoreAnswer bool) {
 		c.sentLocal = c.currentLocal
 	}
 	record := !plain
-	env := broker.Envelope{From: p.name, To: p.h.brokerName(), Conn: p.conn, Generation: c.epoch, Msg: req}
+	env := broker.Envelope{From: p.name, To: p.brokerName, Conn: p.conn, Generation: c.epoch, Msg: req}
 	id := p.h.sendConsumerHeartbeat(env, p, record)
 	c.nextAt = p.now() + c.interval
 	if !ignoreAnswer {
