@@ -274,7 +274,7 @@ func SlowStarted(member string) Condition {
 
 // GenerationAtLeast holds once the group reached generation g.
 func GenerationAtLeast(g int) Condition {
-	return Condition{desc: fmt.Sprintf("GenerationAtLeast(%d)", g), check: func(w *World, _ *condState) bool { return w.Generation() >= g }}
+	return Condition{desc: fmt.Sprintf("GenerationAtLeast(%d)", g), check: func(w *World, _ *condState) bool { return w.liveGeneration() >= g }}
 }
 
 // Quiet holds when the group is Stable, every input record has been consumed
