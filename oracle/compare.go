@@ -408,6 +408,20 @@ func fields(kg kafka.Message, kf oracleResp) [][3]string {
 	if r, ok := kg.(*broker.LeaveGroupResponse); ok {
 		kgErr = r.ErrorCode // the response's own, not LeaveGroupResponse.error()'s first member error
 	}
+	if _, fetch := kg.(*broker.OffsetFetchResponse); fetch && kf.Error == 0 {
+		// Kafka answers UNSTABLE_OFFSET_COMMIT per partition
+		// (OffsetMetadataManager.fetchOffsets, require_stable with a pending
+		// transactional offset); kgviz's OffsetFetchResponse has one error
+		// for the request, as the consumer acts on it (ConsumerCoordinator's
+		// OffsetFetchResponseHandler fails the whole fetch): compare with
+		// Kafka's first partition error.
+		for _, o := range kf.Offsets {
+			if o.Error != 0 {
+				kf.Error = o.Error
+				break
+			}
+		}
+	}
 	out := [][3]string{{"error", kgErr.String(), ec(kf.Error)}}
 	ok := kgErr == kafka.NONE && kf.Error == 0
 	switch r := kg.(type) {

@@ -1,6 +1,8 @@
 package oracle
 
 import (
+	"encoding/json"
+	"github.com/kgviz/kgviz/kgviz/kafka"
 	"strings"
 	"testing"
 
@@ -36,4 +38,15 @@ func TestFencedBeforeGroupByValue(t *testing.T) {
 		})
 	}
 	require.Empty(t, fencedBeforeGroup([]kgviz.Event{bumped}, item{tick: 62, msg: &broker.HeartbeatRequest{}}))
+}
+
+// Kafka's per-partition UNSTABLE_OFFSET_COMMIT is compared with kgviz's one
+// OffsetFetch error (random-293, random-558 were counted as differences).
+func TestOffsetFetchComparesKafkasPartitionError(t *testing.T) {
+	var kf oracleResp
+	require.NoError(t, json.Unmarshal([]byte(`{"api":"OffsetFetch","error":0,"offsets":[{"t":"orders","p":0,"o":-1,"error":0},{"t":"payments","p":0,"o":-1,"error":88}]}`), &kf))
+	unstable := fields(&broker.OffsetFetchResponse{ErrorCode: kafka.UNSTABLE_OFFSET_COMMIT}, kf)
+	require.Equal(t, [3]string{"error", "UNSTABLE_OFFSET_COMMIT", "UNSTABLE_OFFSET_COMMIT"}, unstable[0])
+	none := fields(&broker.OffsetFetchResponse{}, kf)
+	require.Equal(t, [3]string{"error", "NONE", "UNSTABLE_OFFSET_COMMIT"}, none[0])
 }
