@@ -328,6 +328,11 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 			for _, f := range fields(kg, kf) {
 				if f[2] = mapIDs(f[2]); f[1] != f[2] {
 					diff(it.tick, name, f[0], f[1], f[2])
+					if f[0] == "error" && f[1] == "INVALID_PRODUCER_EPOCH" {
+						if why := fencedBeforeGroup(events, it); why != "" {
+							res.Differences[len(res.Differences)-1].Waived = why
+						}
+					}
 					if f[0] == "error" && f[1] == "NONE" && f[2] == "REBALANCE_IN_PROGRESS" {
 						if why := replacedPendingSync(events, emptySync, it.tick); why != "" && res.Differences[len(res.Differences)-1].Waived == "" {
 							res.Differences[len(res.Differences)-1].Waived = why
@@ -402,6 +407,20 @@ func fields(kg kafka.Message, kf oracleResp) [][3]string {
 	kgErr := broker.ErrorOf(kg)
 	if r, ok := kg.(*broker.LeaveGroupResponse); ok {
 		kgErr = r.ErrorCode // the response's own, not LeaveGroupResponse.error()'s first member error
+	}
+	if _, fetch := kg.(*broker.OffsetFetchResponse); fetch && kf.Error == 0 {
+		// Kafka answers UNSTABLE_OFFSET_COMMIT per partition
+		// (OffsetMetadataManager.fetchOffsets, require_stable with a pending
+		// transactional offset); kgviz's OffsetFetchResponse has one error
+		// for the request, as the consumer acts on it (ConsumerCoordinator's
+		// OffsetFetchResponseHandler fails the whole fetch): compare with
+		// Kafka's first partition error.
+		for _, o := range kf.Offsets {
+			if o.Error != 0 {
+				kf.Error = o.Error
+				break
+			}
+		}
 	}
 	out := [][3]string{{"error", kgErr.String(), ec(kf.Error)}}
 	ok := kgErr == kafka.NONE && kf.Error == 0
@@ -661,4 +680,36 @@ func replacedPendingSync(events []kgviz.Event, emptySync []int, t int) string {
 		return ""
 	}
 	return fmt.Sprintf("%s (%s replaced at tick %d; Kafka's pending-sync timer fired at tick %d, removing no member)", ReplacedPendingSync, who, r, s)
+}
+
+// FencedBeforeGroup is the reason of a difference of the oracle's reach,
+// not of kgviz's coordinator (docs/simplifications.md, "Compared with
+// Kafka's own group coordinator"): a TxnOffsetCommit from a producer whose
+// epoch a newer InitProducerId has bumped is fenced by the transaction
+// verification that runs before the group coordinator sees the request
+// (CoordinatorRuntime.scheduleTransactionalWriteOperation verifies the
+// __consumer_offsets partition with the transaction coordinator first;
+// PRODUCER_FENCED reaches the producer as INVALID_PRODUCER_EPOCH). The
+// oracle drives Kafka's group coordinator alone, without that verification,
+// so Kafka's answer is the group's own check (a member or generation error).
+const FencedBeforeGroup = "a TxnOffsetCommit from a fenced producer epoch: kgviz's transaction verification answers before the group coordinator, which the oracle drives alone"
+
+// fencedBeforeGroup says whether the TxnOffsetCommit req (answered
+// INVALID_PRODUCER_EPOCH by kgviz) is that one, by value: kgviz's
+// transaction coordinator had recorded the same producer id at a higher
+// epoch (a transaction state or a fence) by the request's tick.
+func fencedBeforeGroup(events []kgviz.Event, req item) string {
+	r, ok := req.msg.(*broker.TxnOffsetCommitRequest)
+	if !ok {
+		return ""
+	}
+	for _, e := range events {
+		if e.Tick > req.tick {
+			break
+		}
+		if (e.Type == kgviz.EvTxnState || e.Type == kgviz.EvFence) && e.PID == r.ProducerID && e.Epoch > r.ProducerEpoch {
+			return fmt.Sprintf("%s (producer %d epoch %d; kgviz's transaction coordinator at epoch %d by tick %d)", FencedBeforeGroup, r.ProducerID, r.ProducerEpoch, e.Epoch, e.Tick)
+		}
+	}
+	return ""
 }

@@ -591,6 +591,23 @@ func (g *ClassicGroup) completeJoin() {
 			g.removeMember(m, event.Event{Reason: event.ReasonJoinTimeout}, false)
 		}
 	}
+	next := ""
+	for _, m := range g.inOrder {
+		if m.join != nil {
+			next = m.id
+			break
+		}
+	}
+	if next == "" && len(g.members) > 0 {
+		// Only static members that did not rejoin are left: Kafka does not
+		// complete the join phase ("could not complete rebalance because no
+		// members rejoined", GroupMetadataManager.completeClassicGroupJoin,
+		// after ClassicGroup.maybeElectNewJoinedLeader found no member
+		// awaiting its join); it stays PreparingRebalance, same generation,
+		// and waits another rebalance timeout while their sessions run out.
+		g.joinTimer.Reset(g.b().at() + g.rebalanceTimeout())
+		return
+	}
 	g.generation++
 	if len(g.members) == 0 {
 		g.leader, g.protocolName = "", ""
@@ -598,22 +615,8 @@ func (g *ClassicGroup) completeJoin() {
 		return
 	}
 	if l, ok := g.members[g.leader]; !ok || l.join == nil {
-		// The first member awaiting its join leads; if only static members
-		// that did not rejoin are left, the current (or first) one stays
-		// leader and the sync timeout will remove them.
-		next := ""
-		for _, m := range g.inOrder {
-			if m.join != nil {
-				next = m.id
-				break
-			}
-		}
-		if next == "" && !ok {
-			next = g.order[0]
-		}
-		if next != "" {
-			g.leader = next
-		}
+		// the first member awaiting its join leads (maybeElectNewJoinedLeader)
+		g.leader = next
 	}
 	g.protocolName = g.selectProtocol()
 	g.transition(kafka.GroupCompletingRebalance)
