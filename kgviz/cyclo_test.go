@@ -60,7 +60,6 @@ var overBudget = map[string]int{
 	"modern/server_assignor.go prepareSpec":                               34,
 	"modern/target_assignment_ref_test.go referenceBuildTargetAssignment": 34,
 	"sticky_constrained.go constrained":                                   35,
-	"member_assign.go leaderPlan":                                         37,
 	"sticky_page_rule_test.go pageStickyRule":                             38,
 	"server_differential_test.go TestDifferentialReconcileMember":         39,
 	"modern/target_assignment.go BuildTargetAssignmentInto":               40,
