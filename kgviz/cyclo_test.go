@@ -53,7 +53,6 @@ var overBudget = map[string]int{
 	"modern/server_range_assignor.go Assign":                              28,
 	"fuzz_test.go runFuzz":                                                28,
 	"modern/uniform_assignor.go uniformHomogeneous":                       28,
-	"sticky_input.go newStickyGroup":                                      29,
 	"differential_test.go TestDifferentialAssignorsAgainstKafka":          30,
 	"settled_test.go referenceComputeSettled":                             33,
 	"modern/server_assignor.go prepareSpec":                               34,
