@@ -55,7 +55,6 @@ var overBudget = map[string]int{
 	"modern/uniform_assignor.go uniformHomogeneous":                       28,
 	"differential_test.go TestDifferentialAssignorsAgainstKafka":          30,
 	"settled_test.go referenceComputeSettled":                             33,
-	"modern/server_assignor.go prepareSpec":                               34,
 	"modern/target_assignment_ref_test.go referenceBuildTargetAssignment": 34,
 	"sticky_constrained.go constrained":                                   35,
 	"sticky_page_rule_test.go pageStickyRule":                             38,
