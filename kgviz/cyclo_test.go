@@ -45,30 +45,31 @@ func cyclomatic(fn *ast.FuncDecl) int {
 }
 
 // overBudget are the functions still over maxCyclomatic (file and name: their
-// complexity today), most of them ports of Kafka's assignors and the
-// differential tests' generators: none may grow, and none may join them.
-// A function split below the budget leaves the list (the test says so).
+// complexity today): none may grow, and none may join them. A function split
+// below the budget leaves the list (the test says so). Why each stays:
+//
+//   - Ports of Kafka's assignors, kept step for step in the order of Kafka's
+//     class so that a reader (and the differential tests) can follow them
+//     against it; a split must follow Kafka's own helper methods, which was
+//     not yet checked against Kafka's source: resolveClaims
+//     (AbstractStickyAssignor.allSubscriptionsEqual), constrained
+//     (AbstractStickyAssignor.ConstrainedAssignmentBuilder), general
+//     (AbstractStickyAssignor.GeneralAssignmentBuilder), modern's
+//     serverRangeAssignor.Assign (the group coordinator's RangeAssignor) and
+//     uniformHomogeneous (UniformHomogeneousAssignmentBuilder.build).
+//   - Test drivers and the tests' reference implementations (the _test.go
+//     files): one branch a scripted step or generated case.
 var overBudget = map[string]int{
-	"fold/assignments.go Assignments":                                     26,
-	"fold/logs.go Log":                                                    26,
-	"sticky.go repair":                                                    27,
 	"sticky_input.go resolveClaims":                                       27,
 	"modern/server_range_assignor.go Assign":                              28,
 	"fuzz_test.go runFuzz":                                                28,
 	"modern/uniform_assignor.go uniformHomogeneous":                       28,
-	"fold/timeline.go Timeline":                                           29,
-	"sticky_input.go newStickyGroup":                                      29,
 	"differential_test.go TestDifferentialAssignorsAgainstKafka":          30,
-	"event/log.go next":                                                   32,
 	"settled_test.go referenceComputeSettled":                             33,
-	"modern/server_assignor.go prepareSpec":                               34,
 	"modern/target_assignment_ref_test.go referenceBuildTargetAssignment": 34,
 	"sticky_constrained.go constrained":                                   35,
-	"event/log.go Add":                                                    37,
-	"member_assign.go leaderPlan":                                         37,
 	"sticky_page_rule_test.go pageStickyRule":                             38,
 	"server_differential_test.go TestDifferentialReconcileMember":         39,
-	"modern/target_assignment.go BuildTargetAssignmentInto":               40,
 	"differential_test.go randomDiffGroup":                                43,
 	"sticky_general.go general":                                           48,
 	"random_test.go runScript":                                            70,

@@ -66,37 +66,8 @@ func (f *Fold) Timeline() Timeline {
 	if f.timeline != nil {
 		return *f.timeline
 	}
-	members := f.MemberLanes()
-	lanes := append([]string{"B1"}, members...)
-	li := map[string]int{}
-	for i, m := range lanes {
-		li[m] = i
-	}
-	// A restart while the member is stuck leaves the old process running as
-	// a zombie (EvZombie with ReasonReplaced): its events, recognised by its
-	// member id, get a lane of their own, "C2 (zombie)".
-	type zkey struct{ member, id string }
-	zombieLane := map[zkey]int{}
-	zombieFrom := map[zkey]int{}
-	for _, e := range f.src.Events() {
-		if e.Type == event.EvZombie && e.Reason == event.ReasonReplaced && e.MemberID != "" {
-			k := zkey{e.Member, e.MemberID}
-			if _, ok := zombieLane[k]; !ok {
-				zombieLane[k], zombieFrom[k] = len(lanes), e.Tick
-				name := e.Member + " (zombie)"
-				li[name] = len(lanes)
-				lanes = append(lanes, name)
-			}
-		}
-	}
-	laneOf := func(e event.Event) (int, bool) {
-		k := zkey{e.Member, e.MemberID}
-		if z, ok := zombieLane[k]; ok && e.MemberID != "" && e.Tick >= zombieFrom[k] && e.Type != event.EvRestart {
-			return z, true
-		}
-		l, ok := li[e.Member]
-		return l, ok
-	}
+	ls := f.timelineLanes()
+	lanes, li, laneOf := ls.lanes, ls.index, ls.of
 	tl := Timeline{Lanes: lanes, Spans: make([][]Span, len(lanes))}
 	openZombie := map[int]int{}
 	closeZombie := func(lane, t int) {
@@ -155,6 +126,53 @@ func (f *Fold) Timeline() Timeline {
 	tl.Generations = f.Generations()
 	f.timeline = &tl
 	return tl
+}
+
+// zombieKey names a zombie process: its member and the member id it held.
+type zombieKey struct{ member, id string }
+
+// timelineLanes are the timeline's lanes: the broker's, one a member, and
+// one a zombie.
+type timelineLanes struct {
+	lanes      []string
+	index      map[string]int
+	zombieLane map[zombieKey]int
+	zombieFrom map[zombieKey]int
+}
+
+// timelineLanes lists the lanes. A restart while the member is stuck leaves
+// the old process running as a zombie (EvZombie with ReasonReplaced): its
+// events, recognised by its member id, get a lane of their own,
+// "C2 (zombie)".
+func (f *Fold) timelineLanes() timelineLanes {
+	ls := timelineLanes{lanes: append([]string{"B1"}, f.MemberLanes()...), index: map[string]int{},
+		zombieLane: map[zombieKey]int{}, zombieFrom: map[zombieKey]int{}}
+	for i, m := range ls.lanes {
+		ls.index[m] = i
+	}
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvZombie && e.Reason == event.ReasonReplaced && e.MemberID != "" {
+			k := zombieKey{e.Member, e.MemberID}
+			if _, ok := ls.zombieLane[k]; !ok {
+				ls.zombieLane[k], ls.zombieFrom[k] = len(ls.lanes), e.Tick
+				name := e.Member + " (zombie)"
+				ls.index[name] = len(ls.lanes)
+				ls.lanes = append(ls.lanes, name)
+			}
+		}
+	}
+	return ls
+}
+
+// of is the lane of a member's event: its zombie's from the replacing
+// restart on (but the restart itself), else the member's.
+func (ls timelineLanes) of(e event.Event) (int, bool) {
+	k := zombieKey{e.Member, e.MemberID}
+	if z, ok := ls.zombieLane[k]; ok && e.MemberID != "" && e.Tick >= ls.zombieFrom[k] && e.Type != event.EvRestart {
+		return z, true
+	}
+	l, ok := ls.index[e.Member]
+	return l, ok
 }
 
 // Cell is one partition at one tick of the heatmap.
