@@ -39,6 +39,9 @@ type World struct {
 	topicBase map[string]int // input topic → index of its partition 0 in inputTPs
 	shortBy   []string       // by input partition index: the page's name ("o2")
 	invoices  TopicPartition
+	// deadLetter: partition 0 of the dead-letter topic (WithDeadLetterTopic);
+	// its Topic is "" without one
+	deadLetter TopicPartition
 
 	procs    []*member          // every process ever started, in start order
 	current  map[string]*member // member name → its newest process
@@ -130,6 +133,10 @@ func (w *World) init() {
 	w.pauses = newPauseTracker(len(w.inputTPs))
 	w.invoices = TopicPartition{Topic: "invoices", Partition: 0}
 	w.broker.CreateTopic(w.invoices.Topic, 1)
+	if w.cfg.deadLetterTopic != "" {
+		w.deadLetter = TopicPartition{Topic: w.cfg.deadLetterTopic, Partition: 0}
+		w.broker.CreateTopic(w.deadLetter.Topic, 1)
+	}
 	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingAssignor, Assignor: w.cfg.assignors[0].Name()}.
 		WithPartitions(assignorNames(w.cfg.assignors)))
 	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingIsolation, Isolation: w.cfg.isolation})

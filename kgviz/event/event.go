@@ -116,6 +116,14 @@ const (
 	// (Partitions: the partitions pending revocation). A static member that
 	// left for a while is at epoch -2.
 	EvMemberEpoch
+	// EvProcessFailed: processing a record failed (a poison record,
+	// kgviz.WithFailingRecords; Partition, Offset, Record; Count is the
+	// attempt, 1, 2, ...).
+	EvProcessFailed
+	// EvDeadLetter: a member gave up on a record after Count failed attempts
+	// and produced it to the dead-letter topic (Text: its partition,
+	// "invoices-dlq-0"; Partition, Offset, Record: where it came from).
+	EvDeadLetter
 )
 
 var typeNames = [...]string{
@@ -129,6 +137,7 @@ var typeNames = [...]string{
 	EvError: "error", EvRebalance: "rebalance", EvRetry: "retry", EvDuplicate: "duplicate",
 	EvFence: "fence", EvAssignmentIncomplete: "assignment-incomplete", EvExit: "exit",
 	EvWorldStopped: "world-stopped", EvMemberEpoch: "member-epoch",
+	EvProcessFailed: "process-failed", EvDeadLetter: "dead-letter",
 }
 
 // String returns the event type's short name, e.g. "send".
@@ -449,6 +458,10 @@ func (e Event) Detail() string {
 		return fmt.Sprintf("no poll() for %d ticks > max.poll.interval.ms=%d", e.Ticks, e.Count)
 	case EvSlowStart:
 		return fmt.Sprintf("%d ticks", e.Ticks)
+	case EvProcessFailed:
+		return fmt.Sprintf("%s failed (attempt %d)", e.Record, e.Count)
+	case EvDeadLetter:
+		return fmt.Sprintf("%s (%s@%d) to %s after %d attempts", e.Record, e.Partition, e.Offset, e.Text(), e.Count)
 	case EvRetry:
 		return fmt.Sprintf("no answer for %d ticks, the same batch again (seq %d)", e.Ticks, e.Sequence)
 	case EvDuplicate:
