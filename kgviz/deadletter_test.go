@@ -96,3 +96,25 @@ func TestDeadLetterBadInput(t *testing.T) {
 		})
 	}
 }
+
+// A transactional member that crashes after its dead-letter write, before
+// the commit: the transaction aborts, a read_committed reader of the
+// dead-letter topic never sees the aborted copy, and the member that takes
+// the partition over writes the record there again, committed once.
+func TestDeadLetterAbortsWithTheTransaction(t *testing.T) {
+	opts := []kgviz.Option{kgviz.WithDeadLetterTopic("invoices-dlq"), kgviz.WithFailingRecords("o1", 2),
+		kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted)}
+	first := kgviz.NewWorld(opts...).AddMember("C1").RunUntil(kgviz.Quiet())
+	require.NoError(t, first.Err())
+	letters := first.DeadLetters()
+	require.Len(t, letters, 1)
+
+	w := kgviz.NewWorld(opts...).AddMember("C1").RunFor(letters[0].Tick).Crash("C1", kgviz.Immediately()).
+		AddMember("C2").RunUntil(kgviz.Quiet())
+	require.NoError(t, w.Err())
+	raw := w.Fold().Log("invoices-dlq-0", kgviz.ReadUncommitted).ReaderView()
+	assert.Equal(t, []string{"dlq(o1.2)", "dlq(o1.2)"}, raw, "the aborted copy stays in the log")
+	assert.Equal(t, []string{"dlq(o1.2)"}, w.Fold().Log("invoices-dlq-0", kgviz.ReadCommitted).ReaderView())
+	require.Len(t, w.DeadLetters(), 2)
+	assert.Equal(t, "C2", w.DeadLetters()[1].Member)
+}
