@@ -96,9 +96,14 @@ type member struct {
 	idx           int
 	recordEnd     int
 	recordStarted bool
-	slowRecord    bool
-	batchOffsets  []broker.PartitionOffset
-	producer      producer
+	// failing: the failing record being tried (WithFailingRecords) and its attempts so far
+	failing struct {
+		record   string
+		attempts int
+	}
+	slowRecord   bool
+	batchOffsets []broker.PartitionOffset
+	producer     producer
 }
 
 func (w *World) startProcess(name string, cfg config) *member {

@@ -33,6 +33,7 @@ const (
 // batch is one produce batch (one invoice) until it is acknowledged.
 type batch struct {
 	record string
+	dlq    bool // for the dead-letter topic (WithDeadLetterTopic), not invoices
 	seq    int
 	sentAt int
 	acked  bool
@@ -49,6 +50,10 @@ type producer struct {
 	pid   int64 // 0: none yet
 	epoch int
 	seq   int
+	// dlqSeq: the next sequence number for the dead-letter partition (Kafka
+	// numbers each partition's records apart: TransactionManager's
+	// TxnPartitionMap, one sequence per TopicPartition)
+	dlqSeq int
 	// batches waiting for an answer, and by the id of the Produce request that carries them
 	batches []*batch
 	byMsg   map[int]*batch
@@ -92,12 +97,11 @@ func (pr *producer) onInitProducerIDResponse(m *broker.InitProducerIDResponse) {
 	p := pr.p
 	switch m.ErrorCode {
 	case kafka.NONE:
-		pr.pid, pr.epoch, pr.seq = m.ProducerID, m.ProducerEpoch, 0
+		pr.pid, pr.epoch, pr.seq, pr.dlqSeq = m.ProducerID, m.ProducerEpoch, 0, 0
 		pr.state = txnReady
 		for _, b := range pr.batches { // number the batches that waited for the producer id
 			if !b.sent {
-				b.seq = pr.seq
-				pr.seq++
+				b.seq = pr.nextSeq(b.dlq)
 			}
 		}
 		if p.phase == PhaseInitProducerID {
@@ -129,14 +133,28 @@ func (pr *producer) onInitProducerIDResponse(m *broker.InitProducerIDResponse) {
 //
 // A transaction that must abort takes no more records: KafkaProducer.send
 // fails at once (TransactionManager.maybeFailWithError), nothing goes out.
-func (pr *producer) send(record string) {
+func (pr *producer) send(record string) { pr.sendTo(false, record) }
+
+// nextSeq hands out the next sequence number of invoices-0 or of the
+// dead-letter partition.
+func (pr *producer) nextSeq(dlq bool) int {
+	if dlq {
+		pr.dlqSeq++
+		return pr.dlqSeq - 1
+	}
+	pr.seq++
+	return pr.seq - 1
+}
+
+// sendTo sends a record to invoices-0 or (dlq) to the dead-letter
+// partition, in the same transaction when the producer is transactional.
+func (pr *producer) sendTo(dlq bool, record string) {
 	if pr.mode == producerTransactional && (pr.state == txnAbortableError || pr.state == txnFatalError) {
 		return
 	}
-	b := &batch{record: record}
+	b := &batch{record: record, dlq: dlq}
 	if pr.mode != Plain {
-		b.seq = pr.seq
-		pr.seq++
+		b.seq = pr.nextSeq(dlq)
 	}
 	pr.batches = append(pr.batches, b)
 	if pr.mode == Idempotent && pr.pid == 0 {
@@ -162,13 +180,17 @@ func (pr *producer) send(record string) {
 func (pr *producer) addPartition() {
 	pr.partition = partitionAdding
 	pr.p.request(&broker.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, ProducerID: pr.pid, ProducerEpoch: pr.epoch,
-		Partitions: []TopicPartition{pr.p.t.invoices}}, 0)
+		Partitions: pr.p.t.outputTPs()}, 0)
 }
 
 func (pr *producer) transmit(b *batch) {
 	p := pr.p
 	b.sent, b.sentAt = true, p.now()
-	id := p.request(&broker.ProduceRequest{TransactionalID: pr.txnID, Partition: p.t.invoices, Batch: broker.RecordBatch{
+	tp := p.t.invoices
+	if b.dlq {
+		tp = p.t.deadLetter
+	}
+	id := p.request(&broker.ProduceRequest{TransactionalID: pr.txnID, Partition: tp, Batch: broker.RecordBatch{
 		ProducerID: pr.pid, ProducerEpoch: pr.epoch, BaseSequence: b.seq, Transactional: pr.mode == producerTransactional, Record: b.record}}, 0)
 	pr.byMsg[id] = b
 	at := b.sentAt + p.cfg.requestTimeout
@@ -469,7 +491,7 @@ func (pr *producer) onEndTxnResponse(m *broker.EndTxnResponse) {
 		if m.ProducerID != 0 {
 			// transaction.version 2: the epoch was bumped at the end of the
 			// transaction; the next one starts its sequences at 0.
-			pr.pid, pr.epoch, pr.seq = m.ProducerID, m.ProducerEpoch, 0
+			pr.pid, pr.epoch, pr.seq, pr.dlqSeq = m.ProducerID, m.ProducerEpoch, 0, 0
 		}
 		if aborting {
 			pr.resetPositions()

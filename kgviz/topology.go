@@ -19,6 +19,9 @@ type topology struct {
 	topicBase map[string]int // input topic → index of its partition 0 in inputTPs
 	shortBy   []string       // by input partition index: the page's name ("o2")
 	invoices  TopicPartition
+	// deadLetter: partition 0 of the dead-letter topic (WithDeadLetterTopic);
+	// its Topic is "" without one
+	deadLetter TopicPartition
 
 	img            *modern.TopicsImage // the members' view of the topics (consumer group protocol)
 	topicNamesOnce []string            // topicNames, once made

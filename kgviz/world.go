@@ -116,6 +116,10 @@ func (w *World) init() {
 	}
 	w.pauses = newPauseTracker(len(w.inputTPs))
 	w.broker.CreateTopic(w.invoices.Topic, 1)
+	if w.cfg.deadLetterTopic != "" {
+		w.deadLetter = TopicPartition{Topic: w.cfg.deadLetterTopic, Partition: 0}
+		w.broker.CreateTopic(w.deadLetter.Topic, 1)
+	}
 	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingAssignor, Assignor: w.cfg.assignors[0].Name()}.
 		WithPartitions(assignorNames(w.cfg.assignors)))
 	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingIsolation, Isolation: w.cfg.isolation})

@@ -780,6 +780,20 @@ func sol12c_holdBack(outageTicks int) (pause bool, maxPollInterval int) {
 	return true, 12
 }
 
+// ex12c-4 stub (course/12c-production-error-handling.txt)
+func stub12c_parkPoison() (deadLetterTopic string, commit kgviz.CommitMode) {
+	// YOUR CODE HERE
+	return "", kgviz.CommitAfter
+}
+
+// ex12c-4 solution (course/12c-production-error-handling.txt)
+func sol12c_parkPoison() (deadLetterTopic string, commit kgviz.CommitMode) {
+	// The dead letter is one more record of the batch's transaction: killed
+	// before the commit, the member's dead letter aborts with its invoices and
+	// offsets, and the next owner writes it again, once.
+	return "invoices-dlq", kgviz.Transactional
+}
+
 // ex13-1 stub (course/13-kip-848-the-consumer-group-protocol.txt)
 func stub13_groupEpochAfter(joins, restarts, crashes int, static bool) int {
 	// YOUR CODE HERE

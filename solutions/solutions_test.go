@@ -557,6 +557,12 @@ func table() []exercise {
 			"pause, with an interval below a batch":     func(int) (bool, int) { return true, 2 },
 			"block with the default interval":           func(int) (bool, int) { return false, 12 },
 		}},
+		{"ex12c-4", sol12c_parkPoison, stub12c_parkPoison, map[string]any{
+			"no dead-letter topic":               func() (string, kgviz.CommitMode) { return "", kgviz.Transactional },
+			"a dead-letter topic, at-least-once": func() (string, kgviz.CommitMode) { return "invoices-dlq", kgviz.CommitAfter },
+			"a dead-letter topic, auto-commit":   func() (string, kgviz.CommitMode) { return "dlq", kgviz.AutoCommit },
+			"a dead-letter topic, at-most-once":  func() (string, kgviz.CommitMode) { return "dlq", kgviz.CommitBefore },
+		}},
 		{"ex13-1", sol13_groupEpochAfter, stub13_groupEpochAfter, map[string]any{
 			"classic generations (a restart never counts)": func(j, r, c int, static bool) int { return j + c },
 			"a restart counts once":                        func(j, r, c int, static bool) int { return j + r + c },

@@ -212,7 +212,9 @@ func (b *Broker) reply(req Envelope, gen int, m kafka.Message) {
 // heartbeat and its answer, 1.1x to 1.6x the CPU of 8717557).
 func (b *Broker) tapReceived(env Envelope) { b.tap.Received(b.clock.Now(), &env) }
 
-func (b *Broker) tapAnswered(req Envelope, m kafka.Message) kafka.Message { return b.tap.Answered(&req, m) }
+func (b *Broker) tapAnswered(req Envelope, m kafka.Message) kafka.Message {
+	return b.tap.Answered(&req, m)
+}
 
 // Receive handles one message that arrived at the broker: a client's
 // request, or the answer to the broker's own WriteTxnMarkers.

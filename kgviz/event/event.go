@@ -116,6 +116,14 @@ const (
 	// (Partitions: the partitions pending revocation). A static member that
 	// left for a while is at epoch -2.
 	EvMemberEpoch
+	// EvProcessFailed: processing a record failed (a poison record,
+	// kgviz.WithFailingRecords; Partition, Offset, Record; Count is the
+	// attempt, 1, 2, ...).
+	EvProcessFailed
+	// EvDeadLetter: a member gave up on a record after Count failed attempts
+	// and produced it to the dead-letter topic (Text: its partition,
+	// "invoices-dlq-0"; Partition, Offset, Record: where it came from).
+	EvDeadLetter
 )
 
 var typeNames = [...]string{
@@ -129,6 +137,7 @@ var typeNames = [...]string{
 	EvError: "error", EvRebalance: "rebalance", EvRetry: "retry", EvDuplicate: "duplicate",
 	EvFence: "fence", EvAssignmentIncomplete: "assignment-incomplete", EvExit: "exit",
 	EvWorldStopped: "world-stopped", EvMemberEpoch: "member-epoch",
+	EvProcessFailed: "process-failed", EvDeadLetter: "dead-letter",
 }
 
 // String returns the event type's short name, e.g. "send".
@@ -422,18 +431,16 @@ func (e Event) Detail() string {
 		return fmt.Sprintf("no poll() for %d ticks > max.poll.interval.ms=%d", e.Ticks, e.Count)
 	case EvSlowStart:
 		return fmt.Sprintf("%d ticks", e.Ticks)
+	case EvProcessFailed:
+		return fmt.Sprintf("%s failed (attempt %d)", e.Record, e.Count)
+	case EvDeadLetter:
+		return fmt.Sprintf("%s (%s@%d) to %s after %d attempts", e.Record, e.Partition, e.Offset, e.Text(), e.Count)
 	case EvRetry:
 		return fmt.Sprintf("no answer for %d ticks, the same batch again (seq %d)", e.Ticks, e.Sequence)
 	case EvDuplicate:
 		return fmt.Sprintf("duplicate sequence %d: acknowledged with the original offset %d, nothing written", e.Sequence, e.Offset)
 	case EvConfig:
-		switch e.Setting {
-		case SettingIsolation:
-			return string(e.Setting) + "=" + e.Isolation.String()
-		case SettingTransactionVersion:
-			return fmt.Sprintf("%s=%d", e.Setting, e.Count)
-		}
-		return string(e.Setting) + "=" + strings.Join(e.Partitions(), ",")
+		return e.configDetail()
 	case EvWorldStopped:
 		return e.Text()
 	}
@@ -594,4 +601,15 @@ func sortStrings(s []string) {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
+}
+
+// configDetail is the Detail of an EvConfig event: the setting and its value.
+func (e Event) configDetail() string {
+	switch e.Setting {
+	case SettingIsolation:
+		return string(e.Setting) + "=" + e.Isolation.String()
+	case SettingTransactionVersion:
+		return fmt.Sprintf("%s=%d", e.Setting, e.Count)
+	}
+	return string(e.Setting) + "=" + strings.Join(e.Partitions(), ",")
 }
