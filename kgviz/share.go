@@ -486,3 +486,19 @@ func (w *World) shareDone(group string) bool {
 	}
 	return true
 }
+
+// sharePollsForever says why Quiet() cannot hold while a share consumer
+// runs: it sends a ShareFetch at every poll, found something or not, and
+// commits no offsets ("" when none runs).
+func sharePollsForever(w *World) string {
+	if w.shareMembers == 0 {
+		return ""
+	}
+	for _, p := range w.running {
+		if p.alive() && p.cfg.share.group != "" {
+			return "share consumer " + p.name + " is running: it polls without end and commits no offsets; wait for kgviz.ShareGroupDone(\"" +
+				p.cfg.share.group + "\") instead"
+		}
+	}
+	return ""
+}

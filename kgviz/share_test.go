@@ -478,6 +478,11 @@ func TestShareGroupBadInput(t *testing.T) {
 	bad := kgviz.NewWorld(kgviz.WithPoisonRecords("z1", 0))
 	assert.ErrorContains(t, bad.Err(), `WithPoisonRecords("z1"): no such input partition`)
 
+	// Quiet() is the consumer group's: with a share consumer running it fails at once, saying what to wait for.
+	q := shareWorld(t, 1, 1, nil)
+	q.RunUntil(kgviz.Quiet())
+	assert.ErrorContains(t, q.Err(), `RunUntil(Quiet()): cannot be reached at tick 0: share consumer S1 is running: it polls without end and commits no offsets; wait for kgviz.ShareGroupDone("workers") instead`)
+
 	// A condition on a group nobody is in fails at once.
 	w.RunUntil(kgviz.ShareGroupDone("nosuch"))
 	assert.ErrorContains(t, w.Err(), `RunUntil(ShareGroupDone("nosuch")): cannot be reached at tick 3: ShareGroupDone("nosuch"): no such share group`)
