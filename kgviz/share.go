@@ -105,6 +105,9 @@ type ShareRecord = fold.ShareRecord
 // ShareRecordHistory is what became of one record in a share group.
 type ShareRecordHistory = fold.ShareRecordHistory
 
+// ShareChange is one change of a share-partition record's state.
+type ShareChange = fold.ShareChange
+
 // shareSettings are a member's share consumer settings and the group
 // configs it brings (the world's are the broker's group.share.* defaults).
 type shareSettings struct {
@@ -399,6 +402,25 @@ func (w *World) SharePartitionAt(group, partition string, tick int) (SharePartit
 		return SharePartitionState{}, fmt.Errorf("SharePartitionAt(%q, %q, %d): tick %d is not between 0 and now (%d)", group, partition, tick, tick, w.now())
 	}
 	return w.Fold().SharePartitionAt(group, w.short(tp), tick), nil
+}
+
+// ShareChanges lists, in order, every change of state of share group
+// group's records on partition ("t0"; "" for every partition): the tick,
+// the record, the state it entered, its delivery count, the member that
+// acquired or held it, its lock deadline, the reason of a release or an archive.
+func (w *World) ShareChanges(group, partition string) ([]ShareChange, error) {
+	if err := w.checkShareGroup("ShareChanges", group); err != nil {
+		return nil, err
+	}
+	short := ""
+	if partition != "" {
+		tp, ok := w.parsePartition(partition)
+		if !ok {
+			return nil, fmt.Errorf("ShareChanges(%q, %q): no such input partition (have %s)", group, partition, strings.Join(w.Partitions(), ", "))
+		}
+		short = w.short(tp)
+	}
+	return w.Fold().ShareChanges(group, short), nil
 }
 
 // ShareRecords returns what became of every record share group group
