@@ -70,12 +70,7 @@ func groupView(w *kgviz.World) (GroupView, bool) {
 // group.instance.id (and none), at the group's generation and the ones around
 // it, as OffsetCommit and TxnOffsetCommit.
 func commitCandidates(w *kgviz.World, g GroupView) []CommitView {
-	inst := map[string]string{}
-	for _, e := range w.Events() {
-		if e.Type == kgviz.EvMemberAdded && e.MemberID != "" {
-			inst[e.MemberID] = e.InstanceID
-		}
-	}
+	inst := w.Fold().InstanceIDs()
 	ids := make([]string, 0, len(inst))
 	for id := range inst {
 		ids = append(ids, id)

@@ -69,14 +69,22 @@ func (w *World) settled() bool {
 	return w.settledVal
 }
 
+// shareGroupsSettled is the share groups' part of settled (KIP-932;
+// share.go): decided when one is not settled, or when every member is a
+// share consumer.
+func (w *World) shareGroupsSettled() (settled, decided bool) {
+	if w.shareMembers == 0 {
+		return true, false
+	}
+	if !w.shareSettled() {
+		return false, true
+	}
+	return true, w.shareMembers == len(w.names)
+}
+
 func (w *World) computeSettled() bool {
-	if w.shareMembers > 0 { // share groups (KIP-932): share.go
-		if !w.shareSettled() {
-			return false
-		}
-		if w.shareMembers == len(w.names) {
-			return true
-		}
+	if ok, decided := w.shareGroupsSettled(); decided {
+		return ok
 	}
 	if cg := w.consumerGroup(); cg != nil {
 		return w.consumerSettled(cg)
@@ -282,7 +290,7 @@ func SlowStarted(member string) Condition {
 
 // GenerationAtLeast holds once the group reached generation g.
 func GenerationAtLeast(g int) Condition {
-	return Condition{desc: fmt.Sprintf("GenerationAtLeast(%d)", g), check: func(w *World, _ *condState) bool { return w.Generation() >= g }}
+	return Condition{desc: fmt.Sprintf("GenerationAtLeast(%d)", g), check: func(w *World, _ *condState) bool { return w.liveGeneration() >= g }}
 }
 
 // Quiet holds when the group is Stable, every input record has been consumed

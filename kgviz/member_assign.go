@@ -17,7 +17,7 @@ import (
 // it; an invalid plan or a panicking assignor stops the world with an error
 // naming the assignor.
 func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []broker.SyncGroupAssignment, err error) {
-	w := p.w
+	w := p.t
 	var a Assignor
 	for _, x := range p.cfg.assignors {
 		if x.Name() == resp.ProtocolName {
@@ -159,7 +159,7 @@ type leaderScratch struct {
 // When nothing is withheld from anybody, shown.Sent is shown.Target (one map).
 // lists, if not nil, is the plan by position in members (each member's list,
 // members' ids unique), and plan is not read.
-func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, lists [][]TopicPartition, owned map[TopicPartition]string,
+func (w *topology) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, lists [][]TopicPartition, owned map[TopicPartition]string,
 	withheldByAssignor map[TopicPartition]bool, ownPlan bool) (sent [][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
 	sc := &w.leader
 	if len(sc.given) < len(w.inputTPs) {

@@ -64,8 +64,8 @@ func (p *member) processStep() {
 			return
 		}
 		r := p.batch[p.idx]
-		p.event(event.Event{Type: event.EvProcessed, Partition: p.w.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
-		p.lastProcessed[p.w.index(r.Partition)] = r.Offset
+		p.event(event.Event{Type: event.EvProcessed, Partition: p.t.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
+		p.lastProcessed[p.t.index(r.Partition)] = r.Offset
 		p.producer.send("inv(" + r.Record + ")")
 		p.idx++
 		p.recordStarted, p.slowRecord = false, false
@@ -99,7 +99,7 @@ func (p *member) endBatch() {
 		}
 		p.sinceCommit = 0
 		if !p.producer.flushed() {
-			p.phase = PhaseFlush
+			p.setPhase(PhaseFlush)
 			p.setActivity(event.ActivityProducing, "")
 			return
 		}
@@ -119,7 +119,7 @@ func (p *member) afterFlush() {
 			p.finishBatch()
 			return
 		}
-		p.phase = PhaseCommitAfter
+		p.setPhase(PhaseCommitAfter)
 	case Transactional:
 		p.producer.endTxn()
 	}
@@ -132,6 +132,6 @@ func (p *member) finishBatch() {
 		p.end(LifecycleStopped)
 		return
 	}
-	p.phase = PhasePoll
+	p.setPhase(PhasePoll)
 	p.poll()
 }

@@ -74,7 +74,7 @@ func (m *shareMembership) topics() []string {
 	if t := m.p.cfg.share.topics; len(t) > 0 {
 		return kafka.JavaHashMapOrder(t)
 	}
-	return kafka.JavaHashMapOrder(m.p.w.topicNames())
+	return kafka.JavaHashMapOrder(m.p.t.topicNames())
 }
 
 func (m *shareMembership) subscribe() { m.s.state = shareJoining }
@@ -97,8 +97,8 @@ func (m *shareMembership) heartbeat() {
 
 func (m *shareMembership) send(req *broker.ShareGroupHeartbeatRequest, record bool) {
 	p := m.p
-	env := broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: req.MemberEpoch, Msg: req}
-	id := p.w.net.sendConsumerHeartbeat(env, p, record)
+	env := broker.Envelope{From: p.name, To: p.h.brokerName(), Conn: p.conn, Generation: req.MemberEpoch, Msg: req}
+	id := p.h.sendConsumerHeartbeat(env, p, record)
 	if req.MemberEpoch >= 0 {
 		m.s.inFlight = id
 	}
@@ -128,7 +128,7 @@ func (m *shareMembership) poll(bool) bool {
 	}
 	if s.state != shareStable || len(s.assigned) == 0 {
 		m.sendAcknowledge(false)
-		p.phase = PhaseRebalance
+		p.setPhase(PhaseRebalance)
 		p.setActivity(event.ActivityJoining, "")
 		return false
 	}
@@ -151,7 +151,7 @@ func (m *shareMembership) poll(bool) bool {
 	p.request(&broker.ShareFetchRequest{GroupID: p.groupID(), MemberID: p.group.memberID, ShareSessionEpoch: s.session,
 		MaxRecords: p.cfg.maxPollRecords, Start: s.rotation % len(topics), Topics: topics}, s.epoch)
 	s.session++
-	p.phase = PhaseFetch
+	p.setPhase(PhaseFetch)
 	if p.activity != event.ActivityIdle { // an idle member's fetches go on while it stays idle
 		p.setActivity(event.ActivityFetching, "")
 	}
@@ -228,7 +228,7 @@ func (m *shareMembership) onHeartbeat(env broker.Envelope, r *broker.ShareGroupH
 		m.setAssigned(r.Assignment.TopicPartitions, event.ReasonShareAssignment)
 	}
 	if p.phase == PhaseRebalance {
-		p.phase = PhasePoll
+		p.setPhase(PhasePoll)
 	}
 }
 
@@ -255,11 +255,11 @@ func (m *shareMembership) setAssigned(tps []TopicPartition, why event.Reason) {
 		}
 	}
 	if len(removed) > 0 {
-		p.event(event.Event{Type: event.EvRevoked, Generation: s.epoch, Reason: why}.WithPartitions(p.w.shortNames(removed)))
+		p.event(event.Event{Type: event.EvRevoked, Generation: s.epoch, Reason: why}.WithPartitions(p.t.shortNames(removed)))
 	}
 	s.assigned = append([]TopicPartition(nil), tps...)
 	if len(added) > 0 {
-		p.event(event.Event{Type: event.EvAssigned, Generation: s.epoch}.WithPartitions(p.w.shortNames(added)))
+		p.event(event.Event{Type: event.EvAssigned, Generation: s.epoch}.WithPartitions(p.t.shortNames(added)))
 	}
 }
 
@@ -282,25 +282,25 @@ func (m *shareMembership) onShareFetch(r *broker.ShareFetchResponse) {
 		for _, a := range d.AcquiredRecords {
 			rec := shareDelivery{tp: d.Partition, offset: a.FirstOffset, record: a.Record, delivery: a.DeliveryCount}
 			s.batch = append(s.batch, rec)
-			p.event(event.Event{Type: event.EvFetched, Partition: p.w.short(d.Partition), Offset: a.FirstOffset, Record: a.Record,
+			p.event(event.Event{Type: event.EvFetched, Partition: p.t.short(d.Partition), Offset: a.FirstOffset, Record: a.Record,
 				Generation: s.epoch, Count: a.DeliveryCount})
 		}
 	}
 	if len(s.batch) == 0 {
-		p.phase = PhasePoll
+		p.setPhase(PhasePoll)
 		p.setActivity(event.ActivityIdle, "")
 		return
 	}
 	p.lastPoll = p.now()
 	p.idx, p.recordStarted = 0, false
-	p.phase = PhaseProcess
+	p.setPhase(PhaseProcess)
 	m.process()
 }
 
 // poisoned says whether the member's processing fails on the record.
 func (m *shareMembership) poisoned(r shareDelivery) bool {
 	for _, ps := range m.p.cfg.share.poison {
-		tp, ok := m.p.w.parsePartition(ps.partition)
+		tp, ok := m.p.t.parsePartition(ps.partition)
 		if !ok || tp != r.tp {
 			continue
 		}
@@ -344,13 +344,13 @@ func (m *shareMembership) process() bool {
 		if m.poisoned(r) {
 			if p.cfg.share.ackMode == Implicit {
 				p.event(event.Event{Type: event.EvCrash, Generation: s.epoch, Reason: event.ReasonPoisonRecord, Record: r.record,
-					Partition: p.w.short(r.tp), Offset: r.offset, Count: r.offset})
+					Partition: p.t.short(r.tp), Offset: r.offset, Count: r.offset})
 				p.end(LifecycleCrashed)
 				return true
 			}
 			m.acknowledge(r, p.cfg.share.poisonAck)
 		} else {
-			p.event(event.Event{Type: event.EvProcessed, Partition: p.w.short(r.tp), Offset: r.offset, Record: r.record, Generation: s.epoch,
+			p.event(event.Event{Type: event.EvProcessed, Partition: p.t.short(r.tp), Offset: r.offset, Record: r.record, Generation: s.epoch,
 				Count: r.delivery})
 			m.acknowledge(r, Accept)
 		}
@@ -365,7 +365,7 @@ func (m *shareMembership) process() bool {
 				p.end(LifecycleStopped)
 				return true
 			}
-			p.phase = PhasePoll
+			p.setPhase(PhasePoll)
 			p.poll()
 			return true
 		}
@@ -396,6 +396,6 @@ func (m *shareMembership) afterCommitError(ErrorCode, bool)       {}
 func (m *shareMembership) offsetFetch(*broker.OffsetFetchRequest) {}
 func (m *shareMembership) info(info *MemberInfo) {
 	info.Generation, info.ShareGroup, info.AcknowledgementMode = m.s.epoch, m.p.cfg.share.group, m.p.cfg.share.ackMode
-	info.Owned = m.p.w.shortNames(m.s.assigned)
+	info.Owned = m.p.t.shortNames(m.s.assigned)
 	info.Assignors = nil
 }

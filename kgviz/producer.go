@@ -114,7 +114,7 @@ func (pr *producer) onInitProducerIDResponse(m *broker.InitProducerIDResponse) {
 			p.backoff(PhaseInitProducerID)
 			return
 		}
-		p.w.clock.After(1, "retry InitProducerId "+p.name, func() {
+		p.h.timers().After(1, "retry InitProducerId "+p.name, func() {
 			if p.alive() {
 				pr.sendInitProducerID()
 			}
@@ -162,18 +162,18 @@ func (pr *producer) send(record string) {
 func (pr *producer) addPartition() {
 	pr.partition = partitionAdding
 	pr.p.request(&broker.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, ProducerID: pr.pid, ProducerEpoch: pr.epoch,
-		Partitions: []TopicPartition{pr.p.w.invoices}}, 0)
+		Partitions: []TopicPartition{pr.p.t.invoices}}, 0)
 }
 
 func (pr *producer) transmit(b *batch) {
 	p := pr.p
 	b.sent, b.sentAt = true, p.now()
-	id := p.request(&broker.ProduceRequest{TransactionalID: pr.txnID, Partition: p.w.invoices, Batch: broker.RecordBatch{
+	id := p.request(&broker.ProduceRequest{TransactionalID: pr.txnID, Partition: p.t.invoices, Batch: broker.RecordBatch{
 		ProducerID: pr.pid, ProducerEpoch: pr.epoch, BaseSequence: b.seq, Transactional: pr.mode == producerTransactional, Record: b.record}}, 0)
 	pr.byMsg[id] = b
 	at := b.sentAt + p.cfg.requestTimeout
 	if b.timer == nil {
-		b.timer = p.w.clock.Schedule(at, "request.timeout.ms "+p.name, func() { pr.requestTimedOut(b) })
+		b.timer = p.h.timers().Schedule(at, "request.timeout.ms "+p.name, func() { pr.requestTimedOut(b) })
 	} else {
 		b.timer.Reset(at)
 	}
@@ -209,7 +209,7 @@ func (pr *producer) onProduceResponse(env broker.Envelope, m *broker.ProduceResp
 		// written; a retriable error, the batch goes again after retry.backoff.ms.
 		b.timer.Stop()
 		p := pr.p
-		p.w.clock.After(1, "retry Produce "+p.name, func() {
+		p.h.timers().After(1, "retry Produce "+p.name, func() {
 			if p.alive() && !b.acked {
 				pr.transmit(b)
 			}
@@ -263,7 +263,7 @@ func (pr *producer) onAddPartitionsResponse(m *broker.AddPartitionsToTxnResponse
 			pr.addOffsets()
 		}
 	case kafka.CONCURRENT_TRANSACTIONS:
-		p.w.clock.After(1, "retry AddPartitionsToTxn "+p.name, func() {
+		p.h.timers().After(1, "retry AddPartitionsToTxn "+p.name, func() {
 			if p.alive() {
 				pr.addPartition()
 			}
@@ -335,7 +335,7 @@ func (pr *producer) commitTransaction() {
 		pr.sendTxnOffsetCommit()
 		return
 	}
-	p.phase = PhaseTxnAddOffsets
+	p.setPhase(PhaseTxnAddOffsets)
 	if pr.partition == partitionAdding {
 		pr.offsetsWaiting = true // sent once AddPartitionsToTxn is answered
 		return
@@ -382,7 +382,7 @@ func (pr *producer) sendTxnOffsetCommit() {
 	p.request(&broker.TxnOffsetCommitRequest{TransactionalID: pr.txnID, GroupID: GroupID, ProducerID: pr.pid, ProducerEpoch: pr.epoch,
 		GenerationID: g.appGeneration, MemberID: g.appMemberID, GroupInstanceID: p.cfg.instanceID,
 		Offsets: append([]broker.PartitionOffset(nil), p.batchOffsets...)}, g.appGeneration)
-	p.phase = PhaseTxnOffsetCommit
+	p.setPhase(PhaseTxnOffsetCommit)
 }
 
 func (pr *producer) onTxnOffsetCommitResponse(m *broker.TxnOffsetCommitResponse) {
@@ -427,7 +427,7 @@ func (pr *producer) onTxnOffsetCommitResponse(m *broker.TxnOffsetCommitResponse)
 func (pr *producer) endTxn() {
 	p := pr.p
 	if !pr.flushed() {
-		p.phase = PhaseFlush // afterFlush calls endTxn again
+		p.setPhase(PhaseFlush) // afterFlush calls endTxn again
 		p.setActivity(event.ActivityProducing, "")
 		return
 	}
@@ -446,7 +446,7 @@ func (pr *producer) endTxn() {
 		pr.state = txnAborting
 	}
 	p.request(&broker.EndTxnRequest{TransactionalID: pr.txnID, ProducerID: pr.pid, ProducerEpoch: pr.epoch, Committed: commit}, 0)
-	p.phase = PhaseTxnEnd
+	p.setPhase(PhaseTxnEnd)
 	p.setActivity(event.ActivityCommitting, "")
 }
 

@@ -11,7 +11,6 @@ import (
 	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
-	"github.com/kgviz/kgviz/kgviz/modern"
 )
 
 // World is one simulated Kafka cluster: broker B1 with its partitions, the
@@ -34,11 +33,9 @@ type World struct {
 	net    network
 	broker *broker.Broker
 
-	topics    []topicSpec
-	inputTPs  []TopicPartition
-	topicBase map[string]int // input topic → index of its partition 0 in inputTPs
-	shortBy   []string       // by input partition index: the page's name ("o2")
-	invoices  TopicPartition
+	// topology: the topics, their partitions' indices and names, which the
+	// members read too (topology.go).
+	topology
 
 	procs    []*member          // every process ever started, in start order
 	current  map[string]*member // member name → its newest process
@@ -65,13 +62,7 @@ type World struct {
 		ids     []string
 		procs   []*member
 	}
-	img       *modern.TopicsImage // the members' view of the topics (consumer group protocol)
-	afterStep func()              // a test's check after every tick
-
-	marks  partitionMarks // scratch: a process's owned input partitions, marked
-	leader leaderScratch  // scratch: the leader's plan (leaderPlan)
-
-	topicNamesOnce []string // topicNames, once made
+	afterStep func() // a test's check after every tick
 
 	shareMembers int // members added with ShareGroup (KIP-932; share.go)
 }
@@ -109,8 +100,7 @@ func (w *World) init() {
 	w.net = network{w: w}
 	w.current = map[string]*member{}
 	w.conns = []*member{nil}
-	w.topics = append([]topicSpec(nil), w.cfg.topics...)
-	w.topicBase = map[string]int{}
+	w.topology = newTopology(w.cfg.topics)
 	w.broker = broker.New(broker.Config{Name: Broker, PartitionName: w.short, InternalTopics: true,
 		TransactionVersion:             w.cfg.transactionVersion,
 		ConsumerGroupHeartbeatInterval: w.cfg.consumerHeartbeatInterval, ConsumerGroupSessionTimeout: w.cfg.consumerSessionTimeout},
@@ -120,11 +110,8 @@ func (w *World) init() {
 	}
 	for _, t := range w.topics {
 		w.broker.CreateTopic(t.name, t.partitions)
-		w.topicBase[t.name] = len(w.inputTPs)
 		for p := 0; p < t.partitions; p++ {
 			tp := TopicPartition{Topic: t.name, Partition: p}
-			w.inputTPs = append(w.inputTPs, tp)
-			w.shortBy = append(w.shortBy, t.prefix+strconv.Itoa(p))
 			records := make([]string, w.cfg.recordsPerPartition)
 			for off := range records {
 				records[off] = t.prefix + strconv.Itoa(p) + "." + strconv.Itoa(off)
@@ -133,7 +120,6 @@ func (w *World) init() {
 		}
 	}
 	w.pauses = newPauseTracker(len(w.inputTPs))
-	w.invoices = TopicPartition{Topic: "invoices", Partition: 0}
 	w.broker.CreateTopic(w.invoices.Topic, 1)
 	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingAssignor, Assignor: w.cfg.assignors[0].Name()}.
 		WithPartitions(assignorNames(w.cfg.assignors)))
@@ -202,64 +188,6 @@ func (w *World) Members() []string { return append([]string(nil), w.names...) }
 
 // Partitions returns the input partitions' short names in order ("o0" ... "p2").
 func (w *World) Partitions() []string { return w.shortNames(w.inputTPs) }
-
-// topicNames returns the topics' names, sorted. The topics never change, and
-// the list is made once: every JoinGroup request shares it, and nobody
-// changes it.
-func (w *World) topicNames() []string {
-	if w.topicNamesOnce == nil {
-		names := make([]string, 0, len(w.topics))
-		for _, t := range w.topics {
-			names = append(names, t.name)
-		}
-		sort.Strings(names)
-		w.topicNamesOnce = names[:len(names):len(names)]
-	}
-	return w.topicNamesOnce
-}
-
-func (w *World) topicCounts() map[string]int {
-	m := make(map[string]int, len(w.topics))
-	for _, t := range w.topics {
-		m[t.name] = t.partitions
-	}
-	return m
-}
-
-// index returns an input partition's index in inputTPs, -1 for any other partition.
-func (w *World) index(tp TopicPartition) int32 {
-	base, ok := w.topicBase[tp.Topic]
-	if !ok || tp.Partition < 0 || base+tp.Partition >= len(w.inputTPs) || w.inputTPs[base+tp.Partition].Topic != tp.Topic {
-		return -1
-	}
-	return int32(base + tp.Partition)
-}
-
-// short names an input partition the page's way ("o2"); others as Kafka does.
-func (w *World) short(tp TopicPartition) string {
-	if i := w.index(tp); i >= 0 {
-		return w.shortBy[i]
-	}
-	return tp.String()
-}
-
-// shortNames names partitions the page's way.
-func (w *World) shortNames(tps []TopicPartition) []string {
-	s := make([]string, len(tps))
-	for i, tp := range tps {
-		s[i] = w.short(tp)
-	}
-	return s
-}
-
-func (w *World) parsePartition(name string) (TopicPartition, bool) {
-	for _, tp := range w.inputTPs {
-		if w.short(tp) == name || tp.String() == name {
-			return tp, true
-		}
-	}
-	return TopicPartition{}, false
-}
 
 // fail keeps the first error and records it (EvWorldStopped).
 func (w *World) fail(err error) *World {
@@ -679,8 +607,20 @@ func (w *World) group() *broker.ClassicGroup { return w.broker.Groups().Classic(
 func (w *World) consumerGroup() *broker.ConsumerGroup { return w.broker.Groups().Consumer(GroupID) }
 
 // Generation returns the group's current generation (0 before the first
-// rebalance); for a consumer group (KIP-848), its group epoch.
+// rebalance); for a consumer group (KIP-848), its group epoch: the last one
+// the coordinator recorded (fold.Generations).
 func (w *World) Generation() int {
+	if gens := w.Fold().Generations(); len(gens) > 0 {
+		return gens[len(gens)-1].Generation
+	}
+	return 0
+}
+
+// liveGeneration is Generation read from the coordinator itself, for the
+// conditions checked at every tick (GenerationAtLeast) that must not fold
+// every event again; TestFoldAnswersWhatTheBrokerHolds checks that the two
+// agree.
+func (w *World) liveGeneration() int {
 	if g := w.group(); g != nil {
 		return g.Generation()
 	}
@@ -732,7 +672,7 @@ func (w *World) Committed(partition string) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("Committed(%q): no such input partition (have %s)", partition, strings.Join(w.Partitions(), ", "))
 	}
-	if off, ok := w.broker.Groups().Committed(GroupID, tp); ok {
+	if off, ok := w.Fold().Committed()[w.short(tp)]; ok {
 		return off, nil
 	}
 	return -1, nil

@@ -430,29 +430,8 @@ func (e Event) Detail() string {
 			s = strings.TrimSpace(s + " " + string(e.Reason))
 		}
 		return s
-	case EvMemberAdded:
-		switch {
-		case e.Replaces != "":
-			return "static member " + e.InstanceID + " replaces " + e.Replaces + " (KIP-345): same assignment"
-		case e.InstanceID != "":
-			return "group.instance.id=" + e.InstanceID
-		}
-	case EvMemberRemoved:
-		switch e.Reason {
-		case ReasonSessionTimeout:
-			return fmt.Sprintf("session timeout: not heard from for %d ticks", e.Ticks)
-		case ReasonLeaveGroup:
-			return "LeaveGroup: " + e.Text()
-		}
-		return string(e.Reason)
-	case EvAssignorRun:
-		if p := e.Plan(); p != nil {
-			s := "target " + PlanString(p.Target)
-			if len(p.Withheld) > 0 {
-				s += "; withheld until revoked: " + strings.Join(p.Withheld, " ")
-			}
-			return s
-		}
+	case EvMemberAdded, EvMemberRemoved, EvAssignorRun, EvMemberEpoch, EvAssignmentIncomplete:
+		return e.groupDetail()
 	case EvAssigned, EvPaused, EvResumed:
 		return strings.Join(e.Partitions(), " ")
 	case EvRevoked:
@@ -468,16 +447,9 @@ func (e Event) Detail() string {
 		}
 		return s
 	case EvCrash:
-		switch e.Reason {
-		case ReasonAfterRecords:
-			return fmt.Sprintf("Crash(AfterRecords(%d))", e.Count)
-		case ReasonAtTick:
-			return fmt.Sprintf("Crash(AtTick(%d))", e.Count)
-		}
-		if e.Reason == ReasonPoisonRecord {
-			return fmt.Sprintf("the application failed on poison record %s", e.Record)
-		}
-		return "Crash(Immediately())"
+		return e.crashDetail()
+	case EvShareAcquired, EvShareAcknowledged, EvShareReleased, EvShareArchived, EvShareStartOffset:
+		return e.shareDetail()
 	case EvRestart:
 		s := fmt.Sprintf("incarnation %d", e.Count)
 		if e.InstanceID != "" {
@@ -504,23 +476,43 @@ func (e Event) Detail() string {
 			return fmt.Sprintf("%s=%d", e.Setting, e.Count)
 		}
 		return string(e.Setting) + "=" + strings.Join(e.Partitions(), ",")
+	case EvWorldStopped:
+		return e.Text()
+	}
+	return ""
+}
+
+// groupDetail is Detail of the group coordinator's events.
+func (e Event) groupDetail() string {
+	switch e.Type {
+	case EvMemberAdded:
+		switch {
+		case e.Replaces != "":
+			return "static member " + e.InstanceID + " replaces " + e.Replaces + " (KIP-345): same assignment"
+		case e.InstanceID != "":
+			return "group.instance.id=" + e.InstanceID
+		}
+	case EvMemberRemoved:
+		switch e.Reason {
+		case ReasonSessionTimeout:
+			return fmt.Sprintf("session timeout: not heard from for %d ticks", e.Ticks)
+		case ReasonLeaveGroup:
+			return "LeaveGroup: " + e.Text()
+		}
+		return string(e.Reason)
+	case EvAssignorRun:
+		if p := e.Plan(); p != nil {
+			s := "target " + PlanString(p.Target)
+			if len(p.Withheld) > 0 {
+				s += "; withheld until revoked: " + strings.Join(p.Withheld, " ")
+			}
+			return s
+		}
 	case EvAssignmentIncomplete:
 		if e.Reason == ReasonNilPlan {
 			return string(e.Reason)
 		}
 		return string(e.Reason) + ": " + strings.Join(e.Partitions(), " ")
-	case EvWorldStopped:
-		return e.Text()
-	case EvShareAcquired:
-		return fmt.Sprintf("%s: ACQUIRED (delivery %d, locked until tick %d)", e.Text(), e.Count, e.Tick+e.Ticks)
-	case EvShareAcknowledged:
-		return fmt.Sprintf("%s: ACKNOWLEDGED (ACCEPT, delivery %d)", e.Text(), e.Count)
-	case EvShareReleased:
-		return fmt.Sprintf("%s: AVAILABLE (%s, delivery %d)", e.Text(), e.Reason, e.Count)
-	case EvShareArchived:
-		return fmt.Sprintf("%s: ARCHIVED (%s, delivery %d)", e.Text(), e.Reason, e.Count)
-	case EvShareStartOffset:
-		return fmt.Sprintf("%s: share-partition start offset %d -> %d", e.Text(), e.Count, e.Offset)
 	case EvMemberEpoch:
 		switch {
 		case e.Generation == -2:
@@ -529,6 +521,60 @@ func (e Event) Detail() string {
 			return fmt.Sprintf("member epoch %d: revoke %s first", e.Generation, strings.Join(e.Partitions(), " "))
 		}
 		return fmt.Sprintf("member epoch %d -> %d", e.Count, e.Generation)
+	}
+	return ""
+}
+
+// crashDetail is Detail of an EvCrash: the crash point.
+func (e Event) crashDetail() string {
+	switch e.Reason {
+	case ReasonAfterRecords:
+		return fmt.Sprintf("Crash(AfterRecords(%d))", e.Count)
+	case ReasonAtTick:
+		return fmt.Sprintf("Crash(AtTick(%d))", e.Count)
+	case ReasonPoisonRecord:
+		return fmt.Sprintf("the application failed on poison record %s", e.Record)
+	}
+	return "Crash(Immediately())"
+}
+
+// writeMessage writes String's line of a message on the wire (EvSend, EvDrop).
+func (e Event) writeMessage(b *strings.Builder) {
+	kind := "request"
+	if e.Response {
+		kind = "response"
+	}
+	if e.Type == EvDrop {
+		kind += " LOST"
+	}
+	fmt.Fprintf(b, "%s -> %s %s %s", e.From, e.To, e.API, kind)
+	if e.Generation != 0 {
+		fmt.Fprintf(b, " gen=%d", e.Generation)
+	}
+	if e.Response {
+		fmt.Fprintf(b, " %s", e.Error)
+	}
+	if d := e.Detail(); d != "" {
+		b.WriteString(" " + d)
+	}
+}
+
+// stateWord is the state String names after the member: a group's,
+// a transaction's, an activity, a marker's control, an assignor.
+func (e Event) stateWord() string {
+	switch {
+	case e.GroupState != "":
+		return string(e.GroupState)
+	case e.TxnState != "":
+		return string(e.TxnState)
+	case e.Activity != "":
+		return string(e.Activity)
+	case e.Control != "":
+		return string(e.Control)
+	case e.Type == EvAssignorRun:
+		return e.Assignor
+	case e.Type == EvAppend && e.Transactional:
+		return "transactional"
 	}
 	return ""
 }
@@ -551,44 +597,16 @@ func PlanString(plan map[string][]string) string {
 func (e Event) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%4d ", e.Tick)
-	switch e.Type {
-	case EvSend, EvDrop:
-		kind := "request"
-		if e.Response {
-			kind = "response"
-		}
-		if e.Type == EvDrop {
-			kind += " LOST"
-		}
-		fmt.Fprintf(&b, "%s -> %s %s %s", e.From, e.To, e.API, kind)
-		if e.Generation != 0 {
-			fmt.Fprintf(&b, " gen=%d", e.Generation)
-		}
-		if e.Response {
-			fmt.Fprintf(&b, " %s", e.Error)
-		}
-		if d := e.Detail(); d != "" {
-			b.WriteString(" " + d)
-		}
+	if e.Type == EvSend || e.Type == EvDrop {
+		e.writeMessage(&b)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%s %s", e.Type, e.Member)
 	if e.MemberID != "" {
 		fmt.Fprintf(&b, " id=%s", e.MemberID)
 	}
-	switch {
-	case e.GroupState != "":
-		fmt.Fprintf(&b, " %s", e.GroupState)
-	case e.TxnState != "":
-		fmt.Fprintf(&b, " %s", e.TxnState)
-	case e.Activity != "":
-		fmt.Fprintf(&b, " %s", e.Activity)
-	case e.Control != "":
-		fmt.Fprintf(&b, " %s", e.Control)
-	case e.Type == EvAssignorRun:
-		fmt.Fprintf(&b, " %s", e.Assignor)
-	case e.Type == EvAppend && e.Transactional:
-		b.WriteString(" transactional")
+	if s := e.stateWord(); s != "" {
+		b.WriteString(" " + s)
 	}
 	if e.Generation != 0 {
 		fmt.Fprintf(&b, " gen=%d", e.Generation)
@@ -620,4 +638,21 @@ func sortStrings(s []string) {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
+}
+
+// shareDetail is the Detail of a share-partition record event (KIP-932).
+func (e Event) shareDetail() string {
+	switch e.Type {
+	case EvShareAcquired:
+		return fmt.Sprintf("%s: ACQUIRED (delivery %d, locked until tick %d)", e.Text(), e.Count, e.Tick+e.Ticks)
+	case EvShareAcknowledged:
+		return fmt.Sprintf("%s: ACKNOWLEDGED (ACCEPT, delivery %d)", e.Text(), e.Count)
+	case EvShareReleased:
+		return fmt.Sprintf("%s: AVAILABLE (%s, delivery %d)", e.Text(), e.Reason, e.Count)
+	case EvShareArchived:
+		return fmt.Sprintf("%s: ARCHIVED (%s, delivery %d)", e.Text(), e.Reason, e.Count)
+	case EvShareStartOffset:
+		return fmt.Sprintf("%s: share-partition start offset %d -> %d", e.Text(), e.Count, e.Offset)
+	}
+	return ""
 }
