@@ -18,7 +18,7 @@ import (
 // group "workers" on topic t (1 to 3 partitions), implicit or explicit,
 // with random locks, delivery count limits and poison records (released or
 // rejected), sometimes beside a classic consumer group member; members are
-// added, crashed (at once or after some records), restarted, closed and
+// added, crashed or frozen (at once or after some records), restarted, closed and
 // slowed, between runs. Each script must end, members restarted as needed,
 // with every record ACKNOWLEDGED or ARCHIVED and none lost: no panic,
 // ShareGroupDone reached, each record acquired by one member at a time,
@@ -140,15 +140,7 @@ func runShareScript(seed uint64) (res shareScriptResult) {
 				add(pick(fresh))
 			}
 		case op == 2 && len(live()) > 0:
-			m := pick(live())
-			if rng.IntN(2) == 0 {
-				say("Crash(%q, Immediately())", m)
-				w.Crash(m, kgviz.Immediately())
-			} else {
-				k := rng.IntN(4)
-				say("Crash(%q, AfterRecords(%d))", m, k)
-				w.Crash(m, kgviz.AfterRecords(k))
-			}
+			stopShareMember(w, rng, pick(live()), say)
 		case op == 3 && len(share()) > 0:
 			m := pick(share())
 			say("Restart(%q)", m)
@@ -283,4 +275,22 @@ func shareInvariants(w *kgviz.World, poison map[string]bool, limit, total int) s
 		}
 	}
 	return ""
+}
+
+// stopShareMember crashes or freezes member m, at once or after some
+// records: Crash closes its connection (its records released at once),
+// Freeze leaves it open (its records back at the lock).
+func stopShareMember(w *kgviz.World, rng *rand.Rand, m string, say func(string, ...any)) {
+	call, stop := "Crash", w.Crash
+	if rng.IntN(3) == 0 {
+		call, stop = "Freeze", w.Freeze
+	}
+	if rng.IntN(2) == 0 {
+		say("%s(%q, Immediately())", call, m)
+		stop(m, kgviz.Immediately())
+		return
+	}
+	k := rng.IntN(4)
+	say("%s(%q, AfterRecords(%d))", call, m, k)
+	stop(m, kgviz.AfterRecords(k))
 }

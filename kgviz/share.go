@@ -40,6 +40,7 @@ const (
 	ReasonAcknowledgeRelease = event.ReasonAcknowledgeRelease
 	ReasonLockTimeout        = event.ReasonLockTimeout
 	ReasonShareSessionClosed = event.ReasonShareSessionClosed
+	ReasonConnectionClosed   = event.ReasonConnectionClosed
 	ReasonAcknowledgeReject  = event.ReasonAcknowledgeReject
 	ReasonDeliveryLimit      = event.ReasonDeliveryLimit
 	ReasonPoisonRecord       = event.ReasonPoisonRecord

@@ -122,59 +122,114 @@ func TestShareGroupEveryRecordOnce(t *testing.T) {
 	}
 }
 
-// KIP-932: a member that crashes while holding records does not
-// acknowledge them; when their acquisition lock
-// (share.record.lock.duration.ms) times out they are AVAILABLE again, and
-// another member acquires them with delivery count 2.
-func TestShareGroupCrashRedeliversAfterTheLock(t *testing.T) {
-	for _, lock := range []int{10, 6, 20} { // 6: a batch of 3 records is acknowledged within it
-		t.Run(fmt.Sprintf("lock %d ticks", lock), func(t *testing.T) {
-			w := shareWorld(t, 2, 4, []kgviz.Option{kgviz.WithRecordLockDuration(lock), kgviz.WithRecords(30)})
-			w.RunUntil(kgviz.Stable())
-			w.Crash("S1", kgviz.AfterRecords(1)).RunUntil(kgviz.Crashed("S1"))
-			require.NoError(t, w.Err())
-			crash := w.Now()
+// KIP-932: a member that stops while holding records does not acknowledge
+// them; they are AVAILABLE again and another member acquires them with
+// delivery count 2. When is the difference between the two ways a process
+// stops:
+//   - Crash (kill -9): the operating system closes the socket, the broker
+//     sees the connection close in the next tick and releases the member's
+//     share session at once (Kafka 4.4's
+//     ShareSessionCache$ClientConnectionDisconnectListener ->
+//     SharePartitionManager.releaseSession), well before the lock;
+//   - Freeze (SIGSTOP, a lost host): the connection stays open, and the
+//     records come back when their acquisition lock
+//     (share.record.lock.duration.ms) times out.
+func TestShareGroupStoppedMemberRedelivers(t *testing.T) {
+	for _, tt := range []struct {
+		op     string
+		stop   func(w *kgviz.World) *kgviz.World
+		reason kgviz.Reason
+	}{
+		{"Crash", func(w *kgviz.World) *kgviz.World { return w.Crash("S1", kgviz.AfterRecords(1)) }, kgviz.ReasonConnectionClosed},
+		{"Freeze", func(w *kgviz.World) *kgviz.World { return w.Freeze("S1", kgviz.AfterRecords(1)) }, kgviz.ReasonLockTimeout},
+	} {
+		for _, lock := range []int{10, 6, 20} { // 6: a batch of 3 records is acknowledged within it
+			t.Run(fmt.Sprintf("%s lock %d ticks", tt.op, lock), func(t *testing.T) {
+				w := shareWorld(t, 2, 4, []kgviz.Option{kgviz.WithRecordLockDuration(lock), kgviz.WithRecords(30)})
+				w.RunUntil(kgviz.Stable())
+				tt.stop(w).RunUntil(kgviz.Crashed("S1"))
+				require.NoError(t, w.Err())
+				crash := w.Now()
 
-			// What S1 held when it died.
-			var held []kgviz.Event
-			for _, e := range shareEvents(w, kgviz.EvShareAcquired, "") {
-				if e.Member == "S1" {
-					held = append(held, e)
+				// What S1 held when it stopped.
+				var held []kgviz.Event
+				for _, e := range shareEvents(w, kgviz.EvShareAcquired, "") {
+					if e.Member == "S1" {
+						held = append(held, e)
+					}
 				}
-			}
-			var acked map[string]bool = map[string]bool{}
-			for _, e := range shareEvents(w, kgviz.EvShareAcknowledged, "") {
-				acked[e.Record] = true
-			}
-			var lapsed []kgviz.Event
-			for _, e := range held {
-				if !acked[e.Record] {
-					lapsed = append(lapsed, e)
+				acked := map[string]bool{}
+				for _, e := range shareEvents(w, kgviz.EvShareAcknowledged, "") {
+					acked[e.Record] = true
 				}
-			}
-			require.NotEmpty(t, lapsed, "S1 held unacknowledged records when it crashed")
+				var lapsed []kgviz.Event
+				for _, e := range held {
+					if !acked[e.Record] {
+						lapsed = append(lapsed, e)
+					}
+				}
+				require.NotEmpty(t, lapsed, "S1 held unacknowledged records when it stopped")
 
-			w.RunUntil(kgviz.ShareGroupDone("workers"))
-			require.NoError(t, w.Err())
-			for _, a := range lapsed {
-				rel := shareEvents(w, kgviz.EvShareReleased, a.Record)
-				require.Len(t, rel, 1, a.Record)
-				assert.Equal(t, kgviz.ReasonLockTimeout, rel[0].Reason)
-				assert.Equal(t, a.Tick+lock, rel[0].Tick, "%s: AVAILABLE again when its lock expires, %d ticks after it was acquired", a.Record, lock)
-				assert.Greater(t, rel[0].Tick, crash)
-				st, err := w.SharePartitionAt("workers", a.Partition, rel[0].Tick)
-				require.NoError(t, err)
-				if r, ok := st.Record(a.Offset); ok { // (not yet acquired again at that tick)
-					assert.Equal(t, kgviz.RecordAvailable, r.State, a.Record)
+				w.RunUntil(kgviz.ShareGroupDone("workers"))
+				require.NoError(t, w.Err())
+				for _, a := range lapsed {
+					rel := shareEvents(w, kgviz.EvShareReleased, a.Record)
+					require.Len(t, rel, 1, a.Record)
+					assert.Equal(t, tt.reason, rel[0].Reason)
+					if tt.op == "Crash" {
+						assert.Equal(t, crash+1, rel[0].Tick, "%s: AVAILABLE again the tick after the crash, when the broker sees the connection close", a.Record)
+						assert.Less(t, rel[0].Tick, a.Tick+lock, "%s: before its lock", a.Record)
+					} else {
+						assert.Equal(t, a.Tick+lock, rel[0].Tick, "%s: AVAILABLE again when its lock expires, %d ticks after it was acquired", a.Record, lock)
+					}
+					assert.Greater(t, rel[0].Tick, crash)
+					st, err := w.SharePartitionAt("workers", a.Partition, rel[0].Tick)
+					require.NoError(t, err)
+					if r, ok := st.Record(a.Offset); ok { // (not yet acquired again at that tick)
+						assert.Equal(t, kgviz.RecordAvailable, r.State, a.Record)
+					}
+					again := shareEvents(w, kgviz.EvShareAcquired, a.Record)
+					require.Len(t, again, 2, a.Record)
+					assert.NotEqual(t, "S1", again[1].Member, "another member")
+					assert.Equal(t, 2, again[1].Count, "%s: delivery count 2", a.Record)
+					ack := shareEvents(w, kgviz.EvShareAcknowledged, a.Record)
+					require.Len(t, ack, 1)
+					assert.Equal(t, again[1].Member, ack[0].Member)
 				}
-				again := shareEvents(w, kgviz.EvShareAcquired, a.Record)
-				require.Len(t, again, 2, a.Record)
-				assert.NotEqual(t, "S1", again[1].Member, "another member")
-				assert.Equal(t, 2, again[1].Count, "%s: delivery count 2", a.Record)
-				ack := shareEvents(w, kgviz.EvShareAcknowledged, a.Record)
-				require.Len(t, ack, 1)
-				assert.Equal(t, again[1].Member, ack[0].Member)
+			})
+		}
+	}
+}
+
+// Freeze's bad input: an error naming the value, the world unchanged.
+func TestFreezeBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		call func(w *kgviz.World) *kgviz.World
+		want string
+	}{
+		{"no such member", func(w *kgviz.World) *kgviz.World { return w.Freeze("S9") }, `Freeze("S9"): no such member`},
+		{"negative records", func(w *kgviz.World) *kgviz.World { return w.Freeze("S1", kgviz.AfterRecords(-1)) }, `Freeze("S1", AfterRecords(-1)): the number of records must be at least 0`},
+		{"past tick", func(w *kgviz.World) *kgviz.World { return w.Freeze("S1", kgviz.AtTick(1)) }, `Freeze("S1", AtTick(1)): tick 1 is in the past`},
+		{"two points", func(w *kgviz.World) *kgviz.World { return w.Freeze("S1", kgviz.AtTick(9), kgviz.AtTick(10)) }, `Freeze("S1"): give at most one crash point, got 2`},
+		{"empty point", func(w *kgviz.World) *kgviz.World { return w.Freeze("S1", kgviz.CrashPoint{}) }, `Freeze("S1"): an empty crash point`},
+		{"not running", func(w *kgviz.World) *kgviz.World { return w.Freeze("S2") }, `Freeze("S2"): the member is not running`},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			w := shareWorld(t, 2, 2, nil)
+			w.RunFor(3)
+			require.NoError(t, w.Err())
+			if tt.name == "not running" {
+				w.Freeze("S2", kgviz.Immediately())
 			}
+			before := w.EventCount()
+			now := w.Now()
+			tt.call(w)
+			require.Error(t, w.Err())
+			assert.Contains(t, w.Err().Error(), tt.want)
+			assert.Equal(t, before+1, w.EventCount(), "nothing was recorded but the error")
+			assert.Equal(t, kgviz.EvWorldStopped, w.Event(w.EventCount()-1).Type)
+			assert.Equal(t, now, w.Now(), "the clock did not move")
 		})
 	}
 }
@@ -223,8 +278,9 @@ func TestShareGroupSlowMemberLosesItsLock(t *testing.T) {
 
 // A poison record: in explicit mode RELEASE delivers it again until the
 // delivery count limit (share.delivery.count.limit) archives it, REJECT
-// archives it at once; in implicit mode the application dies on it and the
-// record comes back when its lock times out, until the limit archives it.
+// archives it at once; in implicit mode the application dies on it, its
+// connection closes and the record comes back at once (the broker releases
+// the dead member's share session), until the limit archives it.
 // Every other record is acknowledged (KIP-932; SharePartition's
 // InFlightState.tryUpdateState).
 func TestShareGroupPoisonRecord(t *testing.T) {
@@ -241,7 +297,7 @@ func TestShareGroupPoisonRecord(t *testing.T) {
 		{"explicit RELEASE, limit 5", kgviz.Explicit, kgviz.Release, 5, false, 5, kgviz.ReasonDeliveryLimit, kgviz.ReasonAcknowledgeRelease},
 		{"explicit RELEASE, limit 2", kgviz.Explicit, kgviz.Release, 2, false, 2, kgviz.ReasonDeliveryLimit, kgviz.ReasonAcknowledgeRelease},
 		{"explicit REJECT", kgviz.Explicit, kgviz.Reject, 5, false, 1, kgviz.ReasonAcknowledgeReject, ""},
-		{"implicit, the application dies", kgviz.Implicit, kgviz.Accept, 5, true, 5, kgviz.ReasonDeliveryLimit, kgviz.ReasonLockTimeout},
+		{"implicit, the application dies", kgviz.Implicit, kgviz.Accept, 5, true, 5, kgviz.ReasonDeliveryLimit, kgviz.ReasonConnectionClosed},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

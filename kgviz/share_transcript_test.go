@@ -19,7 +19,7 @@ import (
 //
 //	world partitions=2 records=8 [lock=10] [limit=5] [poison=t0.3] [reset=latest]
 //	script            one call a line: add S1 [explicit] [reject], crash S1 N,
-//	                  slow S1, restart S1, close S1, run N, stable, done,
+//	                  freeze S1 N, slow S1, restart S1, close S1, run N, stable, done,
 //	                  processed S1 t0.2
 //	partition t0 [tick=N]   the share-partition (SPSO, SPEO, in-flight records)
 //	records                 what became of every record
@@ -150,6 +150,9 @@ func shareLine(t *testing.T, td *datadriven.TestData, w *kgviz.World, f []string
 	case "crash":
 		need(3)
 		w.Crash(f[1], kgviz.AfterRecords(atoi(t, td, "crash", f[2])))
+	case "freeze":
+		need(3)
+		w.Freeze(f[1], kgviz.AfterRecords(atoi(t, td, "freeze", f[2])))
 	case "slow":
 		need(2)
 		w.SlowNext(f[1])

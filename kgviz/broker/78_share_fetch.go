@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
 )
 
@@ -153,6 +154,7 @@ func (b *Broker) handleShareFetch(env Envelope, req *ShareFetchRequest) {
 		}
 	}
 	if req.ShareSessionEpoch != FinalShareSessionEpoch {
+		b.openShareSession(env.Conn, req.GroupID, req.MemberID)
 		acquired := 0
 		for k := 0; k < n && acquired < req.MaxRecords; k++ {
 			i := (req.Start + k) % n
@@ -168,7 +170,7 @@ func (b *Broker) handleShareFetch(env Envelope, req *ShareFetchRequest) {
 			}
 		}
 	} else {
-		b.releaseShareSession(req.GroupID, req.MemberID)
+		b.releaseShareSession(req.GroupID, req.MemberID, event.ReasonShareSessionClosed)
 	}
 	resp.Responses = data
 	b.reply(env, 0, resp)

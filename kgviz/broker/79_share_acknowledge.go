@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
 )
 
@@ -69,7 +70,7 @@ func (b *Broker) handleShareAcknowledge(env Envelope, req *ShareAcknowledgeReque
 		resp.Responses = append(resp.Responses, d)
 	}
 	if req.ShareSessionEpoch == FinalShareSessionEpoch {
-		b.releaseShareSession(req.GroupID, req.MemberID)
+		b.releaseShareSession(req.GroupID, req.MemberID, event.ReasonShareSessionClosed)
 	}
 	b.reply(env, 0, resp)
 }

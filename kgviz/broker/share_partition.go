@@ -207,11 +207,11 @@ func (sp *SharePartition) lockTimedOut(r *InFlightRecord) {
 }
 
 // releaseMember releases every record the member holds (its share session
-// closed: SharePartitionManager.releaseSession).
-func (sp *SharePartition) releaseMember(memberID string) {
+// closed, or its connection: SharePartitionManager.releaseSession).
+func (sp *SharePartition) releaseMember(memberID string, reason event.Reason) {
 	for _, r := range sp.inFlight {
 		if r.State == kafka.RecordAcquired && r.MemberID == memberID {
-			sp.release(r, event.ReasonShareSessionClosed)
+			sp.release(r, reason)
 		}
 	}
 	sp.advance()

@@ -3,6 +3,7 @@ package broker
 import (
 	"sort"
 
+	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
 )
 
@@ -12,6 +13,15 @@ import (
 type SharePartitionManager struct {
 	b     *Broker
 	parts map[sharePartitionKey]*SharePartition
+	// sessions: the share session open on each client connection, by
+	// connection (ShareSessionCache: a session is created with the
+	// connection id of the ShareFetch that opened it).
+	sessions map[int]shareSessionKey
+}
+
+// shareSessionKey is a share session's key (ShareSessionKey: group and member).
+type shareSessionKey struct {
+	group, memberID string
 }
 
 type sharePartitionKey struct {
@@ -63,12 +73,49 @@ func (b *Broker) sharePartition(group string, tp kafka.TopicPartition) *SharePar
 	return sp
 }
 
+// openShareSession notes the member's share session on the connection its
+// ShareFetch came on (ShareSessionCache.maybeCreateSession).
+func (b *Broker) openShareSession(conn int, group, memberID string) {
+	m := b.SharePartitions()
+	if m.sessions == nil {
+		m.sessions = map[int]shareSessionKey{}
+	}
+	m.sessions[conn] = shareSessionKey{group, memberID}
+}
+
+// ConnectionClosed is the broker seeing a client connection close without
+// a goodbye (the client's process was killed and its operating system
+// closed the socket): the share session on that connection ends and what
+// its member holds is released at once, without waiting for the
+// acquisition locks (Kafka 4.4's
+// ShareSessionCache$ClientConnectionDisconnectListener.onDisconnect ->
+// maybeRemoveAndNotifyListenersOnMemberLeave ->
+// SharePartitionManager$ShareGroupListenerImpl.onMemberLeave ->
+// SharePartitionManager.releaseSession). Consumer groups do not watch
+// connections (their members leave by session timeout), so a connection
+// without a share session changes nothing.
+func (b *Broker) ConnectionClosed(conn int) {
+	m := b.SharePartitions()
+	k, ok := m.sessions[conn]
+	if !ok {
+		return
+	}
+	delete(m.sessions, conn)
+	b.releaseShareSession(k.group, k.memberID, event.ReasonConnectionClosed)
+}
+
 // releaseShareSession releases what a member holds in its group's
 // share-partitions (its share session closed).
-func (b *Broker) releaseShareSession(group, memberID string) {
+func (b *Broker) releaseShareSession(group, memberID string, reason event.Reason) {
+	m := b.SharePartitions()
+	for conn, k := range m.sessions {
+		if k == (shareSessionKey{group, memberID}) {
+			delete(m.sessions, conn)
+		}
+	}
 	for _, sp := range b.SharePartitions().All() {
 		if sp.group == group {
-			sp.releaseMember(memberID)
+			sp.releaseMember(memberID, reason)
 		}
 	}
 }

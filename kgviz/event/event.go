@@ -241,6 +241,7 @@ const (
 	ReasonAcknowledgeRelease Reason = "RELEASE"
 	ReasonLockTimeout        Reason = "acquisition lock timeout"
 	ReasonShareSessionClosed Reason = "the member's share session closed"
+	ReasonConnectionClosed   Reason = "the member's connection closed, its share session released"
 	// EvShareArchived (KIP-932)
 	ReasonAcknowledgeReject Reason = "REJECT"
 	ReasonDeliveryLimit     Reason = "delivery count limit"
@@ -525,17 +526,29 @@ func (e Event) groupDetail() string {
 	return ""
 }
 
+// FrozenText is the Text of an EvCrash given by Freeze: the process
+// stopped and its connection stays open.
+const FrozenText = "Freeze"
+
+// Frozen says whether an EvCrash was a Freeze (the process stopped, its
+// connection left open) rather than a Crash (its socket closed).
+func (e Event) Frozen() bool { return e.Type == EvCrash && e.Text() == FrozenText }
+
 // crashDetail is Detail of an EvCrash: the crash point.
 func (e Event) crashDetail() string {
+	call, after := "Crash", ""
+	if e.Frozen() {
+		call, after = "Freeze", ": the process stopped, its connection stays open"
+	}
 	switch e.Reason {
 	case ReasonAfterRecords:
-		return fmt.Sprintf("Crash(AfterRecords(%d))", e.Count)
+		return fmt.Sprintf("%s(AfterRecords(%d))%s", call, e.Count, after)
 	case ReasonAtTick:
-		return fmt.Sprintf("Crash(AtTick(%d))", e.Count)
+		return fmt.Sprintf("%s(AtTick(%d))%s", call, e.Count, after)
 	case ReasonPoisonRecord:
 		return fmt.Sprintf("the application failed on poison record %s", e.Record)
 	}
-	return "Crash(Immediately())"
+	return call + "(Immediately())" + after
 }
 
 // writeMessage writes String's line of a message on the wire (EvSend, EvDrop).
