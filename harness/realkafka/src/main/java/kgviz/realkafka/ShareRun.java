@@ -62,24 +62,26 @@ import java.util.regex.Pattern;
  * <p>Scenarios (twelve records o0.0..o0.5, o1.0..o1.5 produced once the four members have their
  * assignment): share-implicit (share.acknowledgement.mode=implicit), share-explicit (acknowledge
  * ACCEPT per record, commitSync per batch), share-crash (C2 halts holding its first batch),
- * share-poison (explicit; o0.2 released at every delivery until share.delivery.count.limit, o1.4
- * rejected).
+ * share-poison (explicit; o0.2 released at every delivery until share.delivery.count.limit),
+ * share-reject (explicit; o1.4 rejected).
  */
 public final class ShareRun {
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
     static final String[] MEMBERS = {"C1", "C2", "C3", "C4"};
     static final int PARTITIONS = 2, RECORDS_PER_PARTITION = 6;
-    static final int LOCK_TICKS = 6, DELIVERY_LIMIT = 3, MAX_POLL_RECORDS = 3, PROCESS_TICKS = 1;
-    static final int SESSION_TICKS = 6, HEARTBEAT_TICKS = 1;
+    static final int LOCK_TICKS = 10, DELIVERY_LIMIT = 3, MAX_POLL_RECORDS = 3, PROCESS_TICKS = 1;
+    static final int SESSION_TICKS = 6, HEARTBEAT_TICKS = 1, SLOW_TICKS = 15;
 
-    record Scenario(String id, String title, String ack, String crash, String poison, String reject) {}
+    record Scenario(String id, String title, String ack, String crash, String poison, String reject, String slow) {}
 
     static List<Scenario> scenarios() {
         return List.of(
-            new Scenario("share-implicit", "4 members on 2 partitions, implicit acknowledgement", "implicit", null, null, null),
-            new Scenario("share-explicit", "4 members on 2 partitions, explicit acknowledgement (ACCEPT, commitSync)", "explicit", null, null, null),
-            new Scenario("share-crash", "C2 crashes holding its first batch: redelivered after the lock", "implicit", "C2", null, null),
-            new Scenario("share-poison", "o0.2 released at every delivery until the limit, o1.4 rejected: both archived", "explicit", null, "o0.2", "o1.4"));
+            new Scenario("share-implicit", "4 members on 2 partitions, implicit acknowledgement", "implicit", null, null, null, null),
+            new Scenario("share-explicit", "4 members on 2 partitions, explicit acknowledgement (ACCEPT, commitSync)", "explicit", null, null, null, null),
+            new Scenario("share-crash", "C2 crashes holding its first batch: redelivered at once (its connection closed)", "implicit", "C2", null, null, null),
+            new Scenario("share-slow", "C2 takes 15 ticks over its first record: the lock (10) lapses and its batch goes to another member", "explicit", null, null, null, "C2"),
+            new Scenario("share-poison", "o0.2 released at every delivery until the delivery count limit archives it", "explicit", null, "o0.2", null, null),
+            new Scenario("share-reject", "o1.4 rejected at its first delivery: archived at once", "explicit", null, null, "o1.4", null));
     }
 
     public static void main(String[] args) throws Exception {
@@ -240,7 +242,7 @@ public final class ShareRun {
             for (String m : MEMBERS) send(m, "go");
             step("add", Map.of("members", List.of(MEMBERS)));
             // the four members have their assignment: then the records
-            long until = System.currentTimeMillis() + 60 * tick;
+            long until = System.currentTimeMillis() + 300 * tick; // member JVMs on a busy machine: tens of seconds
             Map<String, Object> snap = null, last = null;
             Throwable lastError = null;
             while (System.currentTimeMillis() < until) {
@@ -255,15 +257,15 @@ public final class ShareRun {
                 snap = null;
                 Thread.sleep(tick / 5);
             }
-            if (snap == null) throw new IllegalStateException("the four members got no stable assignment within 60 ticks: " + last + "; " + lastError + "; " + events);
+            if (snap == null) throw new IllegalStateException("the four members got no stable assignment within 300 ticks: " + last + "; " + lastError + "; " + events);
             snapshots.add(snap);
             step("stable", Map.of("group_epoch", snap.get("group_epoch")));
             produce();
             step("produced", Map.of("records", PARTITIONS * RECORDS_PER_PARTITION));
             // every record done (accepted, rejected, or released at the limit), then a quiet lock duration and two ticks
-            until = System.currentTimeMillis() + 120 * tick;
+            until = System.currentTimeMillis() + 240 * tick;
             while (System.currentTimeMillis() < until && !allDone()) Thread.sleep(tick / 10);
-            if (!allDone()) throw new IllegalStateException("not every record done within 120 ticks: " + doneRecords());
+            if (!allDone()) throw new IllegalStateException("not every record done within 240 ticks: " + doneRecords());
             step("all-done", null);
             Thread.sleep((LOCK_TICKS + 2) * tick);
             step("quiet", null);
@@ -298,6 +300,10 @@ public final class ShareRun {
             if (s.crash() != null) world.put("crash", s.crash());
             if (s.poison() != null) world.put("release", s.poison());
             if (s.reject() != null) world.put("reject", s.reject());
+            if (s.slow() != null) {
+                world.put("slow", s.slow());
+                world.put("slow_ticks", SLOW_TICKS);
+            }
             world.put("group_configs", gc);
             rec.put("world", world);
             rec.put("steps", steps);
@@ -413,7 +419,8 @@ public final class ShareRun {
             List<String> cmd = new ArrayList<>(List.of(Broker.javaBin(), "-Xms64m", "-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UseSerialGC",
                 "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), ShareRun.class.getName(), "share-agent",
                 broker.bootstrap, group, topic, name, String.valueOf(tick), s.ack(),
-                String.valueOf(name.equals(s.crash())), s.poison() == null ? "-" : s.poison(), s.reject() == null ? "-" : s.reject()));
+                String.valueOf(name.equals(s.crash())), s.poison() == null ? "-" : s.poison(), s.reject() == null ? "-" : s.reject(),
+                String.valueOf(name.equals(s.slow()))));
             ProcessBuilder pb = new ProcessBuilder(cmd);
             String logs = System.getProperty("kgviz.share.logs");
             pb.redirectError(logs == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.to(Path.of(logs, tag + "-" + name + ".log").toFile()));
@@ -465,6 +472,7 @@ public final class ShareRun {
         String ack = a[6];
         boolean crash = Boolean.parseBoolean(a[7]);
         String release = a[8], reject = a[9];
+        boolean slowFirst = Boolean.parseBoolean(a[10]);
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -517,7 +525,14 @@ public final class ShareRun {
                     Runtime.getRuntime().halt(137);
                 }
                 for (ConsumerRecord<String, String> r : recs) {
-                    Thread.sleep(PROCESS_TICKS * tick);
+                    if (slowFirst) {
+                        // stuck in one record past the lock: the process lives, its heartbeats go on
+                        report(Map.of("kind", "slow-start", "record", r.value()));
+                        Thread.sleep(SLOW_TICKS * tick);
+                        slowFirst = false;
+                    } else {
+                        Thread.sleep(PROCESS_TICKS * tick);
+                    }
                     String how;
                     int dc = r.deliveryCount().map(Short::intValue).orElse(-1);
                     if (r.value().equals(release)) {
