@@ -7,10 +7,11 @@ package realkafka
 // (share_known_differences.json).
 
 import (
-	_ "embed"
+	"embed"
 	"encoding/json"
 	"fmt"
 	"os"
+	"path"
 	"path/filepath"
 	"sort"
 	"strconv"
@@ -124,6 +125,51 @@ func parseShare(name string, b []byte) (*ShareRecording, error) {
 		return nil, fmt.Errorf("%s: tick_ms %d, %d partitions, %d members: not a complete recording", name, r.TickMs, r.World.Partitions, len(r.World.Members))
 	}
 	return &r, nil
+}
+
+//go:embed testdata/share/*.json
+var shareRecordings embed.FS
+
+// ShareRuns returns the committed runs of share scenario id ("share-crash", ...), embedded in
+// the package (no files needed: a notebook can show them beside its own world).
+func ShareRuns(id string) ([]*ShareRecording, error) {
+	entries, err := shareRecordings.ReadDir("testdata/share")
+	if err != nil {
+		return nil, err
+	}
+	var runs []*ShareRecording
+	for _, e := range entries {
+		b, err := shareRecordings.ReadFile(path.Join("testdata/share", e.Name()))
+		if err != nil {
+			return nil, err
+		}
+		r, err := parseShare(e.Name(), b)
+		if err != nil {
+			return nil, err
+		}
+		if r.Scenario == id {
+			runs = append(runs, r)
+		}
+	}
+	if len(runs) == 0 {
+		return nil, fmt.Errorf("share scenario %q: no recorded run (have %v)", id, ShareScenarios())
+	}
+	sort.Slice(runs, func(i, j int) bool { return runs[i].Run < runs[j].Run })
+	return runs, nil
+}
+
+// ShareComparison compares share scenario id's committed runs with the simulation, with the
+// waivers of share_known_differences.json: WriteReport prints it.
+func ShareComparison(id string) (ScenarioReport, error) {
+	runs, err := ShareRuns(id)
+	if err != nil {
+		return ScenarioReport{Scenario: id}, err
+	}
+	ws, err := ShareWaivers()
+	if err != nil {
+		return ScenarioReport{Scenario: id}, err
+	}
+	return CompareShare(id, runs, ws)
 }
 
 // LoadShare reads every share recording of dir (testdata/share), by scenario, runs in order.

@@ -3,6 +3,7 @@ package realkafka
 import (
 	"bytes"
 	"context"
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -189,4 +190,28 @@ func TestShareLiveBroker(t *testing.T) {
 		}
 	}
 	require.NoError(t, runErr, "the recorder failed")
+}
+
+// The embedded runs are the committed files, and an unknown scenario is an error naming the known ones.
+func TestShareRunsEmbedded(t *testing.T) {
+	recs, err := LoadShare(filepath.Join("testdata", "share"))
+	require.NoError(t, err)
+	for id, runs := range recs {
+		got, err := ShareRuns(id)
+		require.NoError(t, err)
+		assert.Len(t, got, len(runs), id)
+	}
+	_, err = ShareRuns("share-nothing")
+	require.Error(t, err)
+	assert.Contains(t, err.Error(), "share-crash")
+}
+
+func ExampleShareComparison() {
+	rep, err := ShareComparison("share-poison")
+	if err != nil {
+		fmt.Println(err)
+		return
+	}
+	fmt.Printf("%s: %d runs, %d outcomes compared, %d differ\n", rep.Scenario, rep.Runs, rep.Compared, len(rep.Diffs))
+	// Output: share-poison: 3 runs, 9 outcomes compared, 0 differ
 }
