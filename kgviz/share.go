@@ -105,6 +105,9 @@ type ShareRecord = fold.ShareRecord
 // ShareRecordHistory is what became of one record in a share group.
 type ShareRecordHistory = fold.ShareRecordHistory
 
+// ShareChange is one change of a share-partition record's state.
+type ShareChange = fold.ShareChange
+
 // shareSettings are a member's share consumer settings and the group
 // configs it brings (the world's are the broker's group.share.* defaults).
 type shareSettings struct {
@@ -401,6 +404,25 @@ func (w *World) SharePartitionAt(group, partition string, tick int) (SharePartit
 	return w.Fold().SharePartitionAt(group, w.short(tp), tick), nil
 }
 
+// ShareChanges lists, in order, every change of state of share group
+// group's records on partition ("t0"; "" for every partition): the tick,
+// the record, the state it entered, its delivery count, the member that
+// acquired or held it, its lock deadline, the reason of a release or an archive.
+func (w *World) ShareChanges(group, partition string) ([]ShareChange, error) {
+	if err := w.checkShareGroup("ShareChanges", group); err != nil {
+		return nil, err
+	}
+	short := ""
+	if partition != "" {
+		tp, ok := w.parsePartition(partition)
+		if !ok {
+			return nil, fmt.Errorf("ShareChanges(%q, %q): no such input partition (have %s)", group, partition, strings.Join(w.Partitions(), ", "))
+		}
+		short = w.short(tp)
+	}
+	return w.Fold().ShareChanges(group, short), nil
+}
+
 // ShareRecords returns what became of every record share group group
 // acquired, by partition and offset: its last state, delivery count, who
 // acquired it in turn and who acknowledged it.
@@ -409,4 +431,96 @@ func (w *World) ShareRecords(group string) ([]ShareRecordHistory, error) {
 		return nil, err
 	}
 	return w.Fold().ShareRecords(group), nil
+}
+
+// shareSettled is Stable() for the share groups: every running share
+// consumer is in its group at the group's epoch (it took its assignment),
+// and each group's coordinator lists exactly the running members.
+func (w *World) shareSettled() bool {
+	running := map[string]int{}
+	for _, p := range w.running {
+		g := p.cfg.share.group
+		if !p.alive() || g == "" {
+			continue
+		}
+		sm := p.mm.(*shareMembership)
+		sg := w.broker.Groups().Share(g)
+		if sg == nil || !sm.joined() || sm.s.epoch != sg.GroupEpoch() || p.lifecycle != LifecycleRunning {
+			return false
+		}
+		running[g]++
+	}
+	for g, n := range running {
+		if len(w.broker.Groups().Share(g).Members()) != n {
+			return false
+		}
+	}
+	return true
+}
+
+// ShareGroupDone holds when every record of share group group's partitions
+// is ACKNOWLEDGED or ARCHIVED: each share-partition's start offset (SPSO)
+// reached the partition's end (what the group was still to deliver has
+// been delivered and settled, or share.auto.offset.reset=latest skipped it).
+// With none of the group's members running and records left, it fails at once.
+func ShareGroupDone(group string) Condition {
+	return Condition{desc: fmt.Sprintf("ShareGroupDone(%q)", group), check: func(w *World, _ *condState) bool { return w.shareDone(group) },
+		impossible: func(w *World) string {
+			if err := w.checkShareGroup("ShareGroupDone", group); err != nil {
+				return err.Error()
+			}
+			for _, p := range w.running {
+				if p.alive() && p.cfg.share.group == group {
+					return ""
+				}
+			}
+			return "no member of share group " + group + " is running, and records are left"
+		}}
+}
+
+// shareDone says whether every partition the group's members subscribe to
+// has its share-partition's start offset at the partition's end.
+func (w *World) shareDone(group string) bool {
+	topics := map[string]bool{}
+	for _, p := range w.procs {
+		if p.cfg.share.group != group {
+			continue
+		}
+		list := p.cfg.share.topics
+		if len(list) == 0 {
+			list = w.topicNames()
+		}
+		for _, t := range list {
+			topics[t] = true
+		}
+	}
+	if len(topics) == 0 {
+		return false
+	}
+	for _, tp := range w.inputTPs {
+		if !topics[tp.Topic] {
+			continue
+		}
+		sp := w.broker.SharePartitions().Get(group, tp)
+		if sp == nil || sp.StartOffset() < w.broker.Partition(tp).HighWatermark() {
+			return false
+		}
+	}
+	return true
+}
+
+// sharePollsForever says why Quiet() cannot hold while a share consumer
+// runs: it sends a ShareFetch at every poll, found something or not, and
+// commits no offsets ("" when none runs).
+func sharePollsForever(w *World) string {
+	if w.shareMembers == 0 {
+		return ""
+	}
+	for _, p := range w.running {
+		if p.alive() && p.cfg.share.group != "" {
+			return "share consumer " + p.name + " is running: it polls without end and commits no offsets; wait for kgviz.ShareGroupDone(\"" +
+				p.cfg.share.group + "\") instead"
+		}
+	}
+	return ""
 }
