@@ -71,6 +71,10 @@ var palette = map[string]string{
 	"mark/config":     "#004C77", // a dark colBlue
 	"mark/incomplete": "#B07800", // a dark colOrange: a warning
 	"mark/stop":       "#B2182B", // crimson: the world stopped on an error
+	// The heatmap's cells held by several members at once (a share group,
+	// KIP-932): stripes of the members' colours; the legend's swatch is an
+	// outline of this dark grey.
+	"heatmap/shared": "#444444",
 	// API families (sequence diagram).
 	"family/" + kgviz.FamilyGroup:        colBlue,
 	"family/" + kgviz.FamilyOffsets:      colGreen,
