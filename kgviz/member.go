@@ -388,6 +388,8 @@ func (p *member) receive(env broker.Envelope) {
 		p.producer.onTxnOffsetCommitResponse(m)
 	case *broker.EndTxnResponse:
 		p.producer.onEndTxnResponse(m)
+	default:
+		p.mm.receive(env)
 	}
 }
 

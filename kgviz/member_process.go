@@ -39,6 +39,9 @@ func (c CrashPoint) String() string {
 
 // processStep processes records: 1 tick each, a slow one slowTicks.
 func (p *member) processStep() {
+	if p.mm.process() {
+		return
+	}
 	for p.phase == PhaseProcess {
 		if !p.recordStarted {
 			if p.crashDue(p.idx) {

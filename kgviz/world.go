@@ -93,6 +93,9 @@ func NewWorld(opts ...Option) *World {
 		w.cfg = cfg
 	}
 	w.init()
+	if err == nil {
+		err = w.checkPoison(&w.cfg) // WithPoisonRecords names the world's partitions (share.go)
+	}
 	if err != nil {
 		w.fail(err)
 	}
@@ -286,6 +289,9 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
 	}
 	if err := cfg.protocolConflict(); err != nil {
+		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
+	}
+	if err := w.shareCheck(&cfg); err != nil { // share groups (share.go)
 		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
 	}
 	if cfg.static && cfg.instanceID == "" {

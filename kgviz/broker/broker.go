@@ -107,6 +107,8 @@ type Broker struct {
 	consumerAssignors         []string
 
 	tap Tap // tap.go
+
+	shares *SharePartitionManager // share groups' share-partitions (KIP-932): share_partition_manager.go
 }
 
 // New builds a broker on clock clk that sends through net and records to rec.
@@ -228,6 +230,12 @@ func (b *Broker) Receive(env Envelope) {
 		b.groups.handleTxnOffsetCommit(env, m)
 	case *ConsumerGroupHeartbeatRequest:
 		b.groups.handleConsumerGroupHeartbeat(env, m)
+	case *ShareGroupHeartbeatRequest:
+		b.groups.handleShareGroupHeartbeat(env, m)
+	case *ShareFetchRequest:
+		b.handleShareFetch(env, m)
+	case *ShareAcknowledgeRequest:
+		b.handleShareAcknowledge(env, m)
 	default:
 		panic(fmt.Sprintf("broker: no handler for %T", env.Msg))
 	}

@@ -37,6 +37,30 @@ func ErrorOf(m kafka.Message) kafka.ErrorCode {
 		return r.ErrorCode
 	case *ConsumerGroupHeartbeatResponse:
 		return r.ErrorCode
+	case *ShareGroupHeartbeatResponse:
+		return r.ErrorCode
+	case *ShareFetchResponse:
+		// the request's error, else a partition's: the first refused acknowledgement shows
+		if r.ErrorCode != kafka.NONE {
+			return r.ErrorCode
+		}
+		for _, p := range r.Responses {
+			if p.ErrorCode != kafka.NONE {
+				return p.ErrorCode
+			}
+			if p.AcknowledgeErrorCode != kafka.NONE {
+				return p.AcknowledgeErrorCode
+			}
+		}
+	case *ShareAcknowledgeResponse:
+		if r.ErrorCode != kafka.NONE {
+			return r.ErrorCode
+		}
+		for _, p := range r.Responses {
+			if p.ErrorCode != kafka.NONE {
+				return p.ErrorCode
+			}
+		}
 	}
 	return kafka.NONE
 }
