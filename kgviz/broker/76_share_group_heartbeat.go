@@ -84,17 +84,19 @@ func (gc *GroupCoordinator) handleShareGroupHeartbeat(env Envelope, req *ShareGr
 		gc.b.reply(env, req.MemberEpoch, &ShareGroupHeartbeatResponse{ErrorCode: code, ErrorMessage: msg})
 	}
 	switch {
-	case req.MemberID == "":
-		fail(kafka.INVALID_REQUEST, "MemberId can't be empty.")
-		return
 	case req.GroupID == "":
 		fail(kafka.INVALID_REQUEST, "GroupId can't be empty.")
 		return
-	case req.MemberEpoch == JoinGroupMemberEpoch && len(req.SubscribedTopicNames) == 0:
-		fail(kafka.INVALID_REQUEST, "SubscribedTopicNames cannot be null or empty when MemberEpoch is zero.")
-		return
 	case req.MemberEpoch < LeaveGroupMemberEpoch:
 		fail(kafka.INVALID_REQUEST, "MemberEpoch is invalid.")
+		return
+	case req.MemberEpoch == JoinGroupMemberEpoch && len(req.SubscribedTopicNames) == 0:
+		fail(kafka.INVALID_REQUEST, "SubscribedTopicNames must be set in first request.")
+		return
+	case req.MemberID == "":
+		// Kafka checks it for epochs other than 0; kgviz's members always
+		// name themselves (version 1: the member id is the client's)
+		fail(kafka.INVALID_REQUEST, "MemberId can't be empty.")
 		return
 	}
 	if req.MemberEpoch == LeaveGroupMemberEpoch {
