@@ -85,7 +85,9 @@ func TestHeatmapSeveralMembersOnOnePartition(t *testing.T) {
 func TestHeatmapConsumerGroupsNeverShared(t *testing.T) {
 	srcs := map[string]Source{"kip-848": kip848(), "static restarts": staticRestarts()}
 	for _, n := range worlds.Names() {
-		srcs[n] = worlds.All[n]()
+		if n != "share" {
+			srcs[n] = worlds.All[n]()
+		}
 	}
 	for n, w := range srcs {
 		if m := newHeatmap(w, newConfig(nil)); m.shared != 0 {
@@ -106,3 +108,35 @@ func staticRestarts() *kgviz.World {
 	}
 	return w.Crash("C2", kgviz.Immediately()).RunUntil(kgviz.Stable()).RunFor(5)
 }
+
+// The share world's four members on two partitions: the heatmap shows
+// partitions held by several members, the timeline names the share group.
+func TestShareWorldViews(t *testing.T) {
+	w := world(t, "share")
+	if m := newHeatmap(w, newConfig(nil)); m.shared == 0 || len(m.sets) == 0 {
+		t.Errorf("the share world's heatmap shows no partition held by several members")
+	}
+	if sub := newTimeline(w, newConfig(nil)).fr.sub; !strings.HasPrefix(sub, "share group workers ·") {
+		t.Errorf("timeline subtitle %q", sub)
+	}
+	if sub := newTimeline(world(t, "range"), newConfig(nil)).fr.sub; !strings.HasPrefix(sub, "group billing ·") {
+		t.Errorf("timeline subtitle %q", sub)
+	}
+	m := newSharePartition(w, newConfig(nil))
+	var states []string
+	for _, b := range m.bars {
+		states = append(states, kafkaStateName(b.state))
+	}
+	for _, s := range []string{"AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED"} {
+		if !slices.Contains(states, s) {
+			t.Errorf("the share world's in-flight window never shows %s", s)
+		}
+	}
+	for _, g := range []string{"◷", "↻", "⊘"} {
+		if !slices.ContainsFunc(m.marks, func(mk spMark) bool { return mk.glyph == g }) {
+			t.Errorf("the share world's in-flight window has no %s", g)
+		}
+	}
+}
+
+func kafkaStateName(i int) string { return fold.InFlightStates[i].String() }

@@ -159,7 +159,7 @@ func (m *shareModel) describe() string {
 		var names []string
 		for _, r := range m.win.Records {
 			if r.State() == s {
-				names = append(names, fmt.Sprintf("%s (%d deliveries)", r.Record, r.Deliveries()))
+				names = append(names, fmt.Sprintf("%s (%s)", r.Record, deliveries(r.Deliveries())))
 			}
 		}
 		if len(names) > 0 {
@@ -189,4 +189,12 @@ func (m *shareModel) describe() string {
 		b.WriteString(" Share-partition start offsets: " + strings.Join(spso, ", ") + ".")
 	}
 	return b.String()
+}
+
+// deliveries says "1 delivery", "3 deliveries".
+func deliveries(n int) string {
+	if n == 1 {
+		return "1 delivery"
+	}
+	return fmt.Sprintf("%d deliveries", n)
 }

@@ -80,7 +80,7 @@ func TestSharePartitionWindow(t *testing.T) {
 	}
 
 	c := SharePartition(s, ID("g"))
-	for _, w := range []string{"ACKNOWLEDGED: o0.0 (1 deliveries), o0.1 (1 deliveries), o0.2 (2 deliveries)", "ARCHIVED: o0.3 (2 deliveries)",
+	for _, w := range []string{"ACKNOWLEDGED: o0.0 (1 delivery), o0.1 (1 delivery), o0.2 (2 deliveries)", "ARCHIVED: o0.3 (2 deliveries)",
 		"o0.2, tick 13: acquisition lock timed out (held by C2, delivery 1)", "o0.3, tick 16: REJECT: archived (held by C1, delivery 2)",
 		"Share-partition start offsets: o0 4"} {
 		if !strings.Contains(c.Description(), w) {

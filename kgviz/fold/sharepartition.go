@@ -181,3 +181,17 @@ func inFlightRecords(steps []shareStep, end int) []InFlightRecord {
 	})
 	return out
 }
+
+// ShareMembers returns the share groups' members (KIP-932): member name ->
+// share group id, from the coordinator's EvMemberAdded of a share group
+// (Assignor "simple", the group id as Text). A world's other members are in
+// its consumer group.
+func (f *Fold) ShareMembers() map[string]string {
+	out := map[string]string{}
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvMemberAdded && e.Text() != "" {
+			out[e.Member] = e.Text()
+		}
+	}
+	return out
+}
