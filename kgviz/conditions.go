@@ -70,6 +70,14 @@ func (w *World) settled() bool {
 }
 
 func (w *World) computeSettled() bool {
+	if w.shareMembers > 0 { // share groups (KIP-932): share.go
+		if !w.shareSettled() {
+			return false
+		}
+		if w.shareMembers == len(w.names) {
+			return true
+		}
+	}
 	if cg := w.consumerGroup(); cg != nil {
 		return w.consumerSettled(cg)
 	}
@@ -114,7 +122,7 @@ func (w *World) computeSettled() bool {
 	}
 	for _, name := range w.names {
 		p := w.current[name]
-		if p.alive() && (p.lifecycle != LifecycleRunning || p.settledPass != w.settledPass && !g.HasMember(p.group.memberID)) {
+		if p.alive() && p.cfg.share.group == "" && (p.lifecycle != LifecycleRunning || p.settledPass != w.settledPass && !g.HasMember(p.group.memberID)) {
 			w.unsettledHint = p
 			return false
 		}
@@ -138,7 +146,7 @@ func (w *World) consumerSettled(g *broker.ConsumerGroup) bool {
 	// of the processes before it.
 	n := 0
 	for _, p := range w.running {
-		if !p.alive() {
+		if !p.alive() || p.cfg.share.group != "" {
 			continue
 		}
 		if !w.consumerProcessReconciled(p, g) {
@@ -151,7 +159,7 @@ func (w *World) consumerSettled(g *broker.ConsumerGroup) bool {
 		return false
 	}
 	for _, p := range w.running {
-		if p.alive() && !g.Owns(p.group.memberID, p.owned) {
+		if p.alive() && p.cfg.share.group == "" && !g.Owns(p.group.memberID, p.owned) {
 			w.unsettledHint = p
 			return false
 		}

@@ -410,3 +410,79 @@ func (w *World) ShareRecords(group string) ([]ShareRecordHistory, error) {
 	}
 	return w.Fold().ShareRecords(group), nil
 }
+
+// shareSettled is Stable() for the share groups: every running share
+// consumer is in its group at the group's epoch (it took its assignment),
+// and each group's coordinator lists exactly the running members.
+func (w *World) shareSettled() bool {
+	running := map[string]int{}
+	for _, p := range w.running {
+		g := p.cfg.share.group
+		if !p.alive() || g == "" {
+			continue
+		}
+		sm := p.mm.(*shareMembership)
+		sg := w.broker.Groups().Share(g)
+		if sg == nil || !sm.joined() || sm.s.epoch != sg.GroupEpoch() || p.lifecycle != LifecycleRunning {
+			return false
+		}
+		running[g]++
+	}
+	for g, n := range running {
+		if len(w.broker.Groups().Share(g).Members()) != n {
+			return false
+		}
+	}
+	return true
+}
+
+// ShareGroupDone holds when every record of share group group's partitions
+// is ACKNOWLEDGED or ARCHIVED: each share-partition's start offset (SPSO)
+// reached the partition's end (what the group was still to deliver has
+// been delivered and settled, or share.auto.offset.reset=latest skipped it).
+// With none of the group's members running and records left, it fails at once.
+func ShareGroupDone(group string) Condition {
+	return Condition{desc: fmt.Sprintf("ShareGroupDone(%q)", group), check: func(w *World, _ *condState) bool { return w.shareDone(group) },
+		impossible: func(w *World) string {
+			if err := w.checkShareGroup("ShareGroupDone", group); err != nil {
+				return err.Error()
+			}
+			for _, p := range w.running {
+				if p.alive() && p.cfg.share.group == group {
+					return ""
+				}
+			}
+			return "no member of share group " + group + " is running, and records are left"
+		}}
+}
+
+// shareDone says whether every partition the group's members subscribe to
+// has its share-partition's start offset at the partition's end.
+func (w *World) shareDone(group string) bool {
+	topics := map[string]bool{}
+	for _, p := range w.procs {
+		if p.cfg.share.group != group {
+			continue
+		}
+		list := p.cfg.share.topics
+		if len(list) == 0 {
+			list = w.topicNames()
+		}
+		for _, t := range list {
+			topics[t] = true
+		}
+	}
+	if len(topics) == 0 {
+		return false
+	}
+	for _, tp := range w.inputTPs {
+		if !topics[tp.Topic] {
+			continue
+		}
+		sp := w.broker.SharePartitions().Get(group, tp)
+		if sp == nil || sp.StartOffset() < w.broker.Partition(tp).HighWatermark() {
+			return false
+		}
+	}
+	return true
+}

@@ -72,6 +72,8 @@ type World struct {
 	leader leaderScratch  // scratch: the leader's plan (leaderPlan)
 
 	topicNamesOnce []string // topicNames, once made
+
+	shareMembers int // members added with ShareGroup (KIP-932; share.go)
 }
 
 type crashAt struct {
@@ -301,6 +303,9 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 	// the newer instance fences the older one (KIP-345; instance_ids.go).
 	cfg.instanceID = expandHostname(cfg.instanceID, id)
 	w.names = append(w.names, id)
+	if cfg.share.group != "" {
+		w.shareMembers++
+	}
 	w.startProcess(id, w.withGroupAssignor(cfg))
 	return w
 }

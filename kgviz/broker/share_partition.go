@@ -54,6 +54,9 @@ func newSharePartition(b *Broker, group string, tp kafka.TopicPartition, cfg Sha
 		// share.auto.offset.reset=latest: the share-partition starts at the
 		// log's end when it is first initialised (SharePartition.initialize).
 		sp.startOffset = b.logs[tp].HighWatermark()
+		if sp.startOffset != 0 {
+			b.record(event.Event{Type: event.EvShareStartOffset, Member: b.name, Partition: sp.name, Offset: sp.startOffset}.WithText(group))
+		}
 	}
 	return sp
 }
