@@ -250,10 +250,13 @@ func (g *ShareGroup) remove(m *ShareGroupMember, why event.Reason) {
 	delete(g.target, m.ID)
 	e := event.Event{Type: event.EvMemberRemoved, Member: m.ClientID, MemberID: m.ID, Generation: g.groupEpoch + 1, Reason: why,
 		Assignor: SimpleAssignorName}
+	text := g.id
 	if why == event.ReasonSessionTimeout {
 		e.Ticks = g.cfg.SessionTimeout
+	} else {
+		text = "share group " + g.id + ", member epoch -1" // the detail of a LeaveGroup shows its text
 	}
-	g.b().record(e.WithText(g.id))
+	g.b().record(e.WithText(text))
 	g.bumpEpoch()
 }
 
