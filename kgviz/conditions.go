@@ -288,7 +288,7 @@ func GenerationAtLeast(g int) Condition {
 // Quiet holds when the group is Stable, every input record has been consumed
 // and committed, no transaction is open and nothing but heartbeats is in flight.
 func Quiet() Condition {
-	return Condition{desc: "Quiet()", impossible: noMemberRunning, check: func(w *World, _ *condState) bool {
+	return Condition{desc: "Quiet()", impossible: quietImpossible, check: func(w *World, _ *condState) bool {
 		if !w.settled() || w.net.busy() || w.broker.Groups().PendingOffsets(GroupID) > 0 {
 			return false
 		}
@@ -310,6 +310,15 @@ func Quiet() Condition {
 		}
 		return true
 	}}
+}
+
+// quietImpossible: a running share consumer polls without end (share.go),
+// and no member running cannot commit.
+func quietImpossible(w *World) string {
+	if why := sharePollsForever(w); why != "" {
+		return why
+	}
+	return noMemberRunning(w)
 }
 
 // combined is the Condition name(conds...) with no check yet: its

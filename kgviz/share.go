@@ -105,6 +105,9 @@ type ShareRecord = fold.ShareRecord
 // ShareRecordHistory is what became of one record in a share group.
 type ShareRecordHistory = fold.ShareRecordHistory
 
+// ShareChange is one change of a share-partition record's state.
+type ShareChange = fold.ShareChange
+
 // shareSettings are a member's share consumer settings and the group
 // configs it brings (the world's are the broker's group.share.* defaults).
 type shareSettings struct {
@@ -401,6 +404,25 @@ func (w *World) SharePartitionAt(group, partition string, tick int) (SharePartit
 	return w.Fold().SharePartitionAt(group, w.short(tp), tick), nil
 }
 
+// ShareChanges lists, in order, every change of state of share group
+// group's records on partition ("t0"; "" for every partition): the tick,
+// the record, the state it entered, its delivery count, the member that
+// acquired or held it, its lock deadline, the reason of a release or an archive.
+func (w *World) ShareChanges(group, partition string) ([]ShareChange, error) {
+	if err := w.checkShareGroup("ShareChanges", group); err != nil {
+		return nil, err
+	}
+	short := ""
+	if partition != "" {
+		tp, ok := w.parsePartition(partition)
+		if !ok {
+			return nil, fmt.Errorf("ShareChanges(%q, %q): no such input partition (have %s)", group, partition, strings.Join(w.Partitions(), ", "))
+		}
+		short = w.short(tp)
+	}
+	return w.Fold().ShareChanges(group, short), nil
+}
+
 // ShareRecords returns what became of every record share group group
 // acquired, by partition and offset: its last state, delivery count, who
 // acquired it in turn and who acknowledged it.
@@ -485,4 +507,20 @@ func (w *World) shareDone(group string) bool {
 		}
 	}
 	return true
+}
+
+// sharePollsForever says why Quiet() cannot hold while a share consumer
+// runs: it sends a ShareFetch at every poll, found something or not, and
+// commits no offsets ("" when none runs).
+func sharePollsForever(w *World) string {
+	if w.shareMembers == 0 {
+		return ""
+	}
+	for _, p := range w.running {
+		if p.alive() && p.cfg.share.group != "" {
+			return "share consumer " + p.name + " is running: it polls without end and commits no offsets; wait for kgviz.ShareGroupDone(\"" +
+				p.cfg.share.group + "\") instead"
+		}
+	}
+	return ""
 }

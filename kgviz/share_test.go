@@ -275,6 +275,23 @@ func TestShareGroupPoisonRecord(t *testing.T) {
 			assert.Equal(t, tt.want, arch[0].Count)
 			rel := shareEvents(w, kgviz.EvShareReleased, "t0.3")
 			assert.Len(t, rel, tt.want-1)
+			// The same story as the chart reads it: acquired, released, ..., archived.
+			changes, err := w.ShareChanges("workers", "t0")
+			require.NoError(t, err)
+			var story []kgviz.ShareRecordState
+			for _, c := range changes {
+				if c.Record == "t0.3" {
+					story = append(story, c.State)
+					if c.State == kgviz.RecordAcquired {
+						assert.Equal(t, c.Tick+10, c.LockDeadline)
+					}
+				}
+			}
+			require.Len(t, story, 2*tt.want)
+			for i := 0; i < tt.want; i++ {
+				assert.Equal(t, kgviz.RecordAcquired, story[2*i])
+			}
+			assert.Equal(t, kgviz.RecordArchived, story[len(story)-1])
 			for _, r := range rel {
 				assert.Equal(t, tt.released, r.Reason)
 			}
@@ -470,6 +487,8 @@ func TestShareGroupBadInput(t *testing.T) {
 	assert.ErrorContains(t, err, `SharePartitionAt("workers", "x7"): no such input partition (have t0, t1)`)
 	_, err = w.SharePartitionAt("workers", "t0", 99)
 	assert.ErrorContains(t, err, `tick 99 is not between 0 and now (3)`)
+	_, err = w.ShareChanges("workers", "q1")
+	assert.ErrorContains(t, err, `ShareChanges("workers", "q1"): no such input partition`)
 	_, err = w.ShareRecords("nosuch")
 	assert.ErrorContains(t, err, `ShareRecords("nosuch"): no such share group`)
 	assert.NoError(t, w.Err())
@@ -477,6 +496,11 @@ func TestShareGroupBadInput(t *testing.T) {
 	// A world option that names a partition the world lacks.
 	bad := kgviz.NewWorld(kgviz.WithPoisonRecords("z1", 0))
 	assert.ErrorContains(t, bad.Err(), `WithPoisonRecords("z1"): no such input partition`)
+
+	// Quiet() is the consumer group's: with a share consumer running it fails at once, saying what to wait for.
+	q := shareWorld(t, 1, 1, nil)
+	q.RunUntil(kgviz.Quiet())
+	assert.ErrorContains(t, q.Err(), `RunUntil(Quiet()): cannot be reached at tick 0: share consumer S1 is running: it polls without end and commits no offsets; wait for kgviz.ShareGroupDone("workers") instead`)
 
 	// A condition on a group nobody is in fails at once.
 	w.RunUntil(kgviz.ShareGroupDone("nosuch"))

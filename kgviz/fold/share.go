@@ -182,3 +182,41 @@ func (f *Fold) ShareRecords(group string) []ShareRecordHistory {
 	}
 	return out
 }
+
+// ShareChange is one change of a share-partition record's state, in order:
+// what a chart of the in-flight window draws.
+type ShareChange struct {
+	Tick          int
+	Partition     string
+	Offset        int
+	Record        string
+	State         kafka.ShareRecordState // the state it entered
+	DeliveryCount int
+	Member        string       // the member that acquired it, or held it until now
+	LockDeadline  int          // when it entered ACQUIRED: the tick its lock expires
+	Reason        event.Reason // a release's or an archive's reason
+}
+
+// ShareChanges lists, in order, every change of state of group's records
+// on partition (a short name; "" for every partition).
+func (f *Fold) ShareChanges(group, partition string) []ShareChange {
+	var out []ShareChange
+	for _, e := range f.src.Events() {
+		if !isShareEvent(e.Type) || e.Type == event.EvShareStartOffset || e.Text() != group || partition != "" && e.Partition != partition {
+			continue
+		}
+		c := ShareChange{Tick: e.Tick, Partition: e.Partition, Offset: e.Offset, Record: e.Record, DeliveryCount: e.Count, Member: e.Member, Reason: e.Reason}
+		switch e.Type {
+		case event.EvShareAcquired:
+			c.State, c.LockDeadline = kafka.RecordAcquired, e.Tick+e.Ticks
+		case event.EvShareAcknowledged:
+			c.State = kafka.RecordAcknowledged
+		case event.EvShareReleased:
+			c.State = kafka.RecordAvailable
+		case event.EvShareArchived:
+			c.State = kafka.RecordArchived
+		}
+		out = append(out, c)
+	}
+	return out
+}
