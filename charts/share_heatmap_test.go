@@ -132,7 +132,7 @@ func TestShareWorldViews(t *testing.T) {
 			t.Errorf("the share world's in-flight window never shows %s", s)
 		}
 	}
-	for _, g := range []string{"◷", "↻", "⊘"} {
+	for _, g := range []string{"◷", "↻", "⊘", "■"} {
 		if !slices.ContainsFunc(m.marks, func(mk spMark) bool { return mk.glyph == g }) {
 			t.Errorf("the share world's in-flight window has no %s", g)
 		}

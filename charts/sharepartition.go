@@ -15,7 +15,8 @@ import (
 // ARCHIVED); an acquired stretch names its holder and the delivery count
 // ("C3 #2"); glyphs mark how each acquisition ended (◷ the acquisition lock
 // timed out, ↻ RELEASE, ✕ REJECT, ⊘ archived at the delivery count limit,
-// ■ the holder's share session closed); the share-partition start offset's
+// ■ the holder's share session closed, by close() or by its connection
+// closing when its process died); the share-partition start offset's
 // moves are listed in the description. Options: Partitions, Ticks, Title,
 // Size, ID.
 func SharePartition(src Source, opts ...Option) *Chart {
@@ -31,6 +32,7 @@ var shareGlyphs = map[event.Reason][2]string{
 	event.ReasonAcknowledgeReject:  {"✕", "REJECT: archived"},
 	event.ReasonDeliveryLimit:      {"⊘", "archived at the delivery count limit"},
 	event.ReasonShareSessionClosed: {"■", "share session closed: released"},
+	event.ReasonConnectionClosed:   {"■", "connection closed (the process died): share session released"},
 }
 
 const (
