@@ -201,50 +201,11 @@ func (f *Fold) Ownership(lanes, parts []string, from, to int) [][]OwnerCell {
 	for t := 0; t <= to; t++ {
 		for ; ok && e.Tick <= t; e, ok = next() {
 			if m, isLane := li[e.Member]; isLane {
-				switch e.Type {
-				case event.EvCrash, event.EvClose, event.EvZombie, event.EvExit:
-					gone[m] = true
-				case event.EvMemberRemoved:
-					gone[m] = true
-					// A member removed from a share group stops holding the
-					// partitions the other members hold too.
-					for p := range cur {
-						if len(cur[p].Owners) > 1 {
-							cur[p].Owners = withoutOwner(cur[p].Owners, m)
-							cur[p].Owner = cur[p].Owners[0]
-						}
-					}
-				case event.EvMemberAdded, event.EvRestart:
-					delete(gone, m)
-				}
+				ownerLaneEvent(e, m, gone, cur)
 			}
 			for _, part := range e.Partitions() {
-				p, known := pi[part]
-				if !known {
-					continue
-				}
-				switch e.Type {
-				case event.EvAssigned:
-					if m, ok := li[e.Member]; ok {
-						for _, o := range cur[p].Owners {
-							if gone[o] {
-								cur[p].Owners = withoutOwner(cur[p].Owners, o)
-							}
-						}
-						cur[p].Owners = withOwner(cur[p].Owners, m)
-					}
-				case event.EvRevoked:
-					if m, ok := li[e.Member]; ok {
-						cur[p].Owners = withoutOwner(cur[p].Owners, m)
-					}
-				case event.EvPaused:
-					cur[p].Paused = true
-				case event.EvResumed:
-					cur[p].Paused = false
-				}
-				cur[p].Owner = -1
-				if len(cur[p].Owners) > 0 {
-					cur[p].Owner = cur[p].Owners[0]
+				if p, known := pi[part]; known {
+					ownerPartitionEvent(e, p, li, gone, cur)
 				}
 			}
 		}
@@ -255,6 +216,54 @@ func (f *Fold) Ownership(lanes, parts []string, from, to int) [][]OwnerCell {
 		}
 	}
 	return grid
+}
+
+// ownerLaneEvent is Ownership's step for an event of member lane m: its
+// process ends or leaves the group (gone), or joins again.
+func ownerLaneEvent(e event.Event, m int, gone map[int]bool, cur []OwnerCell) {
+	switch e.Type {
+	case event.EvCrash, event.EvClose, event.EvZombie, event.EvExit:
+		gone[m] = true
+	case event.EvMemberRemoved:
+		gone[m] = true
+		// A member removed from a share group stops holding the
+		// partitions the other members hold too.
+		for p := range cur {
+			if len(cur[p].Owners) > 1 {
+				cur[p].Owners = withoutOwner(cur[p].Owners, m)
+				cur[p].Owner = cur[p].Owners[0]
+			}
+		}
+	case event.EvMemberAdded, event.EvRestart:
+		delete(gone, m)
+	}
+}
+
+// ownerPartitionEvent is Ownership's step for an event naming partition p.
+func ownerPartitionEvent(e event.Event, p int, li map[string]int, gone map[int]bool, cur []OwnerCell) {
+	switch e.Type {
+	case event.EvAssigned:
+		if m, ok := li[e.Member]; ok {
+			for _, o := range cur[p].Owners {
+				if gone[o] {
+					cur[p].Owners = withoutOwner(cur[p].Owners, o)
+				}
+			}
+			cur[p].Owners = withOwner(cur[p].Owners, m)
+		}
+	case event.EvRevoked:
+		if m, ok := li[e.Member]; ok {
+			cur[p].Owners = withoutOwner(cur[p].Owners, m)
+		}
+	case event.EvPaused:
+		cur[p].Paused = true
+	case event.EvResumed:
+		cur[p].Paused = false
+	}
+	cur[p].Owner = -1
+	if len(cur[p].Owners) > 0 {
+		cur[p].Owner = cur[p].Owners[0]
+	}
 }
 
 // withOwner returns owners (sorted, shared by earlier cells: never changed in
