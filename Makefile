@@ -10,6 +10,8 @@
 #   make test-oracle-random  the same on 1000 random scripts (KGVIZ_ORACLE_RANDOM)
 #   make test-kafka      a real Kafka 4.1.1 broker: every demo live, compared with the simulation (realkafka/)
 #   make record-kafka    re-record realkafka/testdata/ (the committed real-broker runs)
+#   make test-kafka-share   a real Kafka 4.4.0 broker: the share-group scenarios (KIP-932) live, compared with the simulation
+#   make record-kafka-share re-record realkafka/testdata/share/ (3 runs per share scenario)
 #   make test-notebooks  execute notebooks (nbrun): solutions' checks pass, untouched exercises' checks fail
 #   make test-browser    pytest: tools/test_browser_*.py and test_*.py under charts/ (headless Debian chromium)
 #   make test-docker     static checks of the Dockerfile; the Python locks resolve on Python 3.11.2 and newer 3.11
@@ -43,7 +45,7 @@ KAFKA_ONLY  ?= .*
 KAFKA_FLAGS ?=
 TEST_TARGETS := test-go test-grader test-differential test-oracle test-kafka test-notebooks test-browser test-docker test-image
 
-.PHONY: help setup need-setup lab test $(TEST_TARGETS) test-oracle-random record-kafka fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
+.PHONY: help setup need-setup lab test $(TEST_TARGETS) test-oracle-random record-kafka test-kafka-share record-kafka-share fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -128,6 +130,24 @@ record-kafka:
 	mkdir -p realkafka/testdata && if [ '$(KAFKA_ONLY)' = '.*' ]; then rm -f realkafka/testdata/*.json; fi
 	cp build/realkafka-record/*.json realkafka/testdata/
 	go test ./realkafka -count=1 -run '^TestRecordings'
+
+# Share groups (KIP-932) on a real Kafka 4.4.0 broker (harness/realkafka-share: harness/realkafka's sources built
+# against 4.4.0, entry point ShareRun): four KafkaShareConsumer members in their own JVMs on two partitions, one run per
+# scenario, compared with the simulation; fails on a difference not in realkafka/share_known_differences.json.
+# KAFKA_FLAGS="--only share-crash" for one scenario, "--tick 1000" on a busy machine. Not part of make test (yet).
+test-kafka-share:
+	bash harness/realkafka-share/build.sh
+	KGVIZ_KAFKA_SHARE=1 KGVIZ_KAFKA_FLAGS="$(KAFKA_FLAGS)" go test ./realkafka -run '^TestShareLiveBroker$$' -count=1 -v -timeout 30m
+
+# The same scenarios, 3 runs each, written to realkafka/testdata/share/ (replaced only if every run completed).
+record-kafka-share:
+	bash harness/realkafka-share/build.sh
+	rm -rf build/realkafka-share-record && mkdir -p build/realkafka-share-record
+	java -cp 'harness/realkafka-share/target/kgviz-realkafka-share.jar:harness/realkafka-share/target/lib/*' kgviz.realkafka.ShareRun \
+		share-record --out build/realkafka-share-record --runs 3 --max-seconds 3000 $(KAFKA_FLAGS)
+	mkdir -p realkafka/testdata/share && rm -f realkafka/testdata/share/*.json
+	cp build/realkafka-share-record/*.json realkafka/testdata/share/
+	go test ./realkafka -count=1 -run '^TestShare'
 
 # Every benchmark once, each figure against its target (docs/performance.md).
 bench-targets:

@@ -345,7 +345,7 @@ func TestREADMECounts(t *testing.T) {
 // sheet, the glossary and the simplifications; in a demo notebook a real
 // client code box (Java and franz-go); 00 stays short.
 func TestNotebookShape(t *testing.T) {
-	rewritten := []string{"00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12a", "12b", "13", "14"} // every notebook of the course (issue 15)
+	rewritten := []string{"00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12a", "12b", "13", "14", "15"} // every notebook of the course (issue 15)
 	for _, nn := range rewritten {
 		srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "course", nn+"-*.txt"))
 		if len(srcs) != 1 {

@@ -131,6 +131,8 @@ type config struct {
 	consumerSessionTimeout    int
 
 	tap brokerTap // WithBrokerTap (tap.go)
+
+	share shareSettings // share groups (KIP-932; share.go)
 }
 
 func defaultConfig() config {
@@ -154,6 +156,7 @@ func defaultConfig() config {
 		assignors:                 []Assignor{Range},
 		consumerHeartbeatInterval: 1,
 		consumerSessionTimeout:    6,
+		share:                     defaultShareSettings(),
 	}
 }
 

@@ -84,6 +84,7 @@ type member struct {
 	sinceCommit     int           // batches processed since the last commit (WithCommitEvery)
 	hbReq           broker.HeartbeatRequest
 	crashPlan       *CrashPoint
+	frozen          bool // Freeze: the process stops, its connection stays open
 	slowNext        bool
 	loseNextProduce bool
 	paused          map[int32]bool // by input partition index: KafkaConsumer.pause (consumer_control.go)
@@ -266,6 +267,9 @@ func (p *member) inSlowRecord() bool {
 // every process it ever started (procs): without this, a rolling restart
 // would keep a plan alive for every process it stopped.
 func (p *member) end(l Lifecycle) {
+	if !p.frozen {
+		p.h.closeConnection(p.conn)
+	}
 	p.setLifecycle(l)
 	p.setPhase(PhaseDone)
 	p.producer.stop()
@@ -279,7 +283,12 @@ func (p *member) crash(how CrashPoint) {
 	if !p.alive() {
 		return
 	}
-	p.event(event.Event{Type: event.EvCrash, Generation: p.group.generation, Reason: how.kind, Count: how.arg})
+	e := event.Event{Type: event.EvCrash, Generation: p.group.generation, Reason: how.kind, Count: how.arg}
+	if how.frozen {
+		p.frozen = true
+		e = e.WithText(event.FrozenText)
+	}
+	p.event(e)
 	p.end(LifecycleCrashed)
 }
 
@@ -386,6 +395,8 @@ func (p *member) receive(env broker.Envelope) {
 		p.producer.onTxnOffsetCommitResponse(m)
 	case *broker.EndTxnResponse:
 		p.producer.onEndTxnResponse(m)
+	default:
+		p.mm.receive(env)
 	}
 }
 

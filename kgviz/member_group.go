@@ -57,7 +57,7 @@ type sentHeartbeat struct {
 }
 
 func (p *member) findCoordinator() {
-	p.request(&broker.FindCoordinatorRequest{CoordinatorKey: GroupID, KeyType: broker.CoordinatorGroup}, 0)
+	p.request(&broker.FindCoordinatorRequest{CoordinatorKey: p.groupID(), KeyType: broker.CoordinatorGroup}, 0)
 	p.setPhase(PhaseFindCoordinator)
 }
 

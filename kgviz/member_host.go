@@ -42,6 +42,10 @@ type host interface {
 	// restart starts a new process of the member (a static member's restart
 	// on close, WithRestartOnClose).
 	restart(p *member)
+	// closeConnection says that the member's process ended and its
+	// operating system closes its connection conn: the broker sees the
+	// socket close after the requests already sent on it.
+	closeConnection(conn int)
 }
 
 // The World as its members' host.
@@ -67,5 +71,26 @@ func (w *World) changed(p *member) {
 func (w *World) stop(err error)    { w.fail(err) }
 func (w *World) stopped() bool     { return w.err != nil }
 func (w *World) restart(p *member) { w.startProcess(p.name, w.restartConfig(p)) }
+
+// closeConnection: the broker sees the connection close in the next tick,
+// after the messages sent on it until now, which all arrive then (TCP's FIN
+// follows the data sent before it; network.go).
+func (w *World) closeConnection(conn int) {
+	w.closing = append(w.closing, connClose{at: w.now() + 1, conn: conn})
+}
+
+// closeConnections tells the broker of the connections closed until now.
+func (w *World) closeConnections() {
+	n := 0
+	for _, c := range w.closing {
+		if c.at <= w.now() {
+			w.broker.ConnectionClosed(c.conn)
+		} else {
+			w.closing[n] = c
+			n++
+		}
+	}
+	w.closing = w.closing[:n]
+}
 
 var _ host = (*World)(nil)

@@ -52,10 +52,11 @@ func (h *stubHost) sendHeartbeat(env broker.Envelope, p *member) int { return h.
 func (h *stubHost) sendConsumerHeartbeat(env broker.Envelope, p *member, _ bool) int {
 	return h.send(env, p)
 }
-func (h *stubHost) changed(*member) {}
-func (h *stubHost) stop(err error)  { h.err = err }
-func (h *stubHost) stopped() bool   { return h.err != nil }
-func (h *stubHost) restart(*member) {}
+func (h *stubHost) changed(*member)     {}
+func (h *stubHost) stop(err error)      { h.err = err }
+func (h *stubHost) stopped() bool       { return h.err != nil }
+func (h *stubHost) restart(*member)     {}
+func (h *stubHost) closeConnection(int) {}
 
 var _ host = (*stubHost)(nil)
 

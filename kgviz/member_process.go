@@ -9,8 +9,9 @@ import (
 
 // CrashPoint says when Crash takes effect: AfterRecords, AtTick or Immediately.
 type CrashPoint struct {
-	kind event.Reason // ReasonAfterRecords, ReasonAtTick, ReasonImmediately
-	arg  int
+	kind   event.Reason // ReasonAfterRecords, ReasonAtTick, ReasonImmediately
+	arg    int
+	frozen bool // set by Freeze: the process stops, its connection stays open
 }
 
 // AfterRecords crashes the member after it has processed n records of its
@@ -39,6 +40,9 @@ func (c CrashPoint) String() string {
 
 // processStep processes records: 1 tick each, a slow one slowTicks.
 func (p *member) processStep() {
+	if p.mm.process() {
+		return
+	}
 	for p.phase == PhaseProcess {
 		if !p.recordStarted {
 			if p.crashDue(p.idx) {

@@ -211,4 +211,9 @@ type MemberInfo struct {
 	GroupProtocol  GroupProtocol
 	ConsumerState  ConsumerMemberState
 	RemoteAssignor string
+	// ShareGroup is a share consumer's share group (KIP-932; "" for a
+	// consumer), AcknowledgementMode its share.acknowledgement.mode; for it
+	// Generation is its member epoch and Owned the partitions it is assigned.
+	ShareGroup          string
+	AcknowledgementMode AcknowledgementMode
 }

@@ -98,6 +98,9 @@ func (n *network) laneOf(m kafka.Message, conn, gen int) (lane int, record bool)
 		// are EvMemberEpoch events of the coordinator).
 		lane, record = laneHeartbeat, hb.ErrorCode != kafka.NONE || hb.Assignment != nil
 	}
+	if hb, ok := m.(*broker.ShareGroupHeartbeatResponse); ok { // the same for a share group's (KIP-932)
+		lane, record = laneHeartbeat, hb.ErrorCode != kafka.NONE || hb.Assignment != nil || hb.MemberEpoch == broker.LeaveGroupMemberEpoch
+	}
 	return lane, record
 }
 

@@ -44,8 +44,9 @@ type World struct {
 	names    []string           // member names in the order they were added
 	nextConn int
 	pauses   pauseTracker
-	plans    []crashAt // AtTick crash points, by tick
-	runFrom  int       // event index where the running RunUntil started
+	plans    []crashAt   // AtTick crash points, by tick
+	closing  []connClose // connections of ended processes the broker sees close (member_host.go)
+	runFrom  int         // event index where the running RunUntil started
 	// ver counts what can change what a condition sees: every recorded event
 	// and every message a member receives (but a heartbeat's plain answer).
 	ver        uint64
@@ -63,7 +64,12 @@ type World struct {
 		procs   []*member
 	}
 	afterStep func() // a test's check after every tick
+
+	shareMembers int // members added with ShareGroup (KIP-932; share.go)
 }
+
+// connClose is a connection the broker sees close at tick at.
+type connClose struct{ at, conn int }
 
 type crashAt struct {
 	tick int
@@ -84,6 +90,9 @@ func NewWorld(opts ...Option) *World {
 		w.cfg = cfg
 	}
 	w.init()
+	if err == nil {
+		err = w.checkPoison(&w.cfg) // WithPoisonRecords names the world's partitions (share.go)
+	}
 	if err != nil {
 		w.fail(err)
 	}
@@ -220,6 +229,9 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 	if err := cfg.protocolConflict(); err != nil {
 		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
 	}
+	if err := w.shareCheck(&cfg); err != nil { // share groups (share.go)
+		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
+	}
 	if cfg.static && cfg.instanceID == "" {
 		cfg.instanceID = id
 	}
@@ -227,6 +239,9 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 	// the newer instance fences the older one (KIP-345; instance_ids.go).
 	cfg.instanceID = expandHostname(cfg.instanceID, id)
 	w.names = append(w.names, id)
+	if cfg.share.group != "" {
+		w.shareMembers++
+	}
 	w.startProcess(id, w.withGroupAssignor(cfg))
 	return w
 }
@@ -285,35 +300,63 @@ func (w *World) Close(id string) *World {
 	return w
 }
 
-// Crash kills member id's process without a goodbye: no commit, no
-// LeaveGroup. The coordinator notices after session.timeout.ms. Without a
-// crash point the member crashes after 2 records of its current batch.
+// Crash kills member id's process without a goodbye (kill -9): no commit,
+// no LeaveGroup. The coordinator notices after session.timeout.ms. The
+// process's operating system closes its socket, and the broker sees the
+// connection close in the next tick: a share consumer's share session ends
+// there and the records it had acquired are AVAILABLE again at once,
+// without waiting for their acquisition lock (Kafka 4.4's
+// ShareSessionCache$ClientConnectionDisconnectListener ->
+// SharePartitionManager.releaseSession). Without a crash point the member
+// crashes after 2 records of its current batch.
 func (w *World) Crash(id string, at ...CrashPoint) *World {
+	return w.stopProcess("Crash", id, false, at)
+}
+
+// Freeze stops member id's process without closing its connection: a
+// process stopped by SIGSTOP (kill -STOP), a stop-the-world pause that
+// never ends, a host lost (power cut, network partition) whose TCP
+// connection the broker still holds open, with no FIN or RST to tell it.
+// The member never sends again: the coordinator removes it after
+// session.timeout.ms, and a share consumer's acquired records come back
+// only when their acquisition lock (share.record.lock.duration.ms) runs out,
+// which is what KIP-932's lock is for. Without a crash point the member
+// freezes after 2 records of its current batch. For a consumer group
+// member Freeze and Crash are the same (its coordinator does not watch
+// connections). Restart starts a new process beside the frozen one, which
+// stays stopped.
+func (w *World) Freeze(id string, at ...CrashPoint) *World {
+	return w.stopProcess("Freeze", id, true, at)
+}
+
+// stopProcess is Crash (frozen false) and Freeze (frozen true).
+func (w *World) stopProcess(call, id string, frozen bool, at []CrashPoint) *World {
 	if w.err != nil {
 		return w
 	}
-	p, err := w.member("Crash", id)
+	p, err := w.member(call, id)
 	if err != nil {
 		return w.fail(err)
 	}
 	if !p.alive() {
-		return w.fail(fmt.Errorf("Crash(%q): the member is not running (it %s at an earlier tick)", id, p.lifecycle))
+		return w.fail(fmt.Errorf("%s(%q): the member is not running (it %s at an earlier tick)", call, id, p.lifecycle))
 	}
 	cp := AfterRecords(2)
 	if len(at) > 1 {
-		return w.fail(fmt.Errorf("Crash(%q): give at most one crash point, got %d", id, len(at)))
+		return w.fail(fmt.Errorf("%s(%q): give at most one crash point, got %d", call, id, len(at)))
 	}
 	if len(at) == 1 {
 		cp = at[0]
 	}
 	switch {
 	case cp.kind == "":
-		return w.fail(fmt.Errorf("Crash(%q): an empty crash point; use AfterRecords, AtTick or Immediately", id))
+		return w.fail(fmt.Errorf("%s(%q): an empty crash point; use AfterRecords, AtTick or Immediately", call, id))
 	case cp.kind == event.ReasonAfterRecords && cp.arg < 0:
-		return w.fail(fmt.Errorf("Crash(%q, %s): the number of records must be at least 0", id, cp))
+		return w.fail(fmt.Errorf("%s(%q, %s): the number of records must be at least 0", call, id, cp))
 	case cp.kind == event.ReasonAtTick && cp.arg < w.now():
-		return w.fail(fmt.Errorf("Crash(%q, %s): tick %d is in the past (now %d)", id, cp, cp.arg, w.now()))
+		return w.fail(fmt.Errorf("%s(%q, %s): tick %d is in the past (now %d)", call, id, cp, cp.arg, w.now()))
 	}
+	cp.frozen = frozen
 	switch cp.kind {
 	case event.ReasonImmediately:
 		p.crash(cp)
@@ -526,7 +569,9 @@ func (w *World) RunUntil(cond Condition) *World {
 // Step advances the logical clock by one tick:
 //
 //  1. crash points set for this tick (AtTick) take effect;
-//  2. the messages sent in the previous tick arrive, heartbeats last;
+//  2. the messages sent in the previous tick arrive, heartbeats last, and
+//     then the broker sees the connections of the processes that ended in
+//     the previous tick close (a share session's records released);
 //  3. due timers fire (session, rebalance and sync timeouts, transaction
 //     timeouts, a producer's request timeout and retries);
 //  4. every running member's heartbeat thread sends its heartbeat;
@@ -545,6 +590,7 @@ func (w *World) Step() *World {
 		}
 	}
 	w.net.deliverDue()
+	w.closeConnections()
 	w.clock.FireDue()
 	w.pruneRunning()
 	for _, p := range w.running {

@@ -881,3 +881,45 @@ func stub14_hardenedPipeline(slowTicks, downtime int) map[string]string {
 func sol14_hardenedPipeline(slowTicks, downtime int) map[string]string {
 	return sol14_pipeline(slowTicks, downtime) // its timeouts follow slowTicks and downtime, not fixed numbers
 }
+
+// ex15-1 stub (course/15-share-groups-queues-on-kafka.txt)
+func stub15_busyMembers(partitions, members int, share bool) int {
+	// YOUR CODE HERE
+	return 0
+}
+
+// ex15-1 solution (course/15-share-groups-queues-on-kafka.txt)
+func sol15_busyMembers(partitions, members int, share bool) int {
+	if share {
+		return members // the simple assignor gives every member a partition, shared when needed
+	}
+	return min(partitions, members) // one owner per partition: the others idle
+}
+
+// ex15-2 stub (course/15-share-groups-queues-on-kafka.txt)
+func stub15_recordState(limit int, steps []string) (string, int) {
+	// YOUR CODE HERE
+	return "", 0
+}
+
+// ex15-2 solution (course/15-share-groups-queues-on-kafka.txt)
+func sol15_recordState(limit int, steps []string) (string, int) {
+	state, deliveries := "AVAILABLE", 0
+	for _, s := range steps {
+		switch {
+		case s == "acquire" && state == "AVAILABLE":
+			state, deliveries = "ACQUIRED", deliveries+1
+		case s == "accept" && state == "ACQUIRED":
+			state = "ACKNOWLEDGED"
+		case s == "reject" && state == "ACQUIRED":
+			state = "ARCHIVED"
+		case (s == "release" || s == "timeout") && state == "ACQUIRED":
+			// back to the queue, unless it was delivered often enough
+			state = "AVAILABLE"
+			if deliveries >= limit {
+				state = "ARCHIVED"
+			}
+		}
+	}
+	return state, deliveries
+}

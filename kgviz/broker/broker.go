@@ -110,6 +110,8 @@ type Broker struct {
 
 	// inRequest is set while Receive handles a request (see at).
 	inRequest bool
+
+	shares *SharePartitionManager // share groups' share-partitions (KIP-932): share_partition_manager.go
 }
 
 // at is the tick the coordinator's clock reads for what it is doing: a
@@ -263,6 +265,12 @@ func (b *Broker) receive(env Envelope) {
 		b.groups.handleTxnOffsetCommit(env, m)
 	case *ConsumerGroupHeartbeatRequest:
 		b.groups.handleConsumerGroupHeartbeat(env, m)
+	case *ShareGroupHeartbeatRequest:
+		b.groups.handleShareGroupHeartbeat(env, m)
+	case *ShareFetchRequest:
+		b.handleShareFetch(env, m)
+	case *ShareAcknowledgeRequest:
+		b.handleShareAcknowledge(env, m)
 	default:
 		panic(fmt.Sprintf("broker: no handler for %T", env.Msg))
 	}

@@ -124,6 +124,28 @@ const (
 	// and produced it to the dead-letter topic (Text: its partition,
 	// "invoices-dlq-0"; Partition, Offset, Record: where it came from).
 	EvDeadLetter
+	// The share-partition events (KIP-932, Kafka's SharePartition), one per
+	// change of an in-flight record's state; each carries the share group's
+	// id as its Text, the partition's short name and the record (Partition,
+	// Offset, Record) and its delivery count (Count).
+	//
+	// EvShareAcquired: a ShareFetch acquired the record for a member (Member,
+	// MemberID) under a lock of Ticks ticks (AVAILABLE -> ACQUIRED; the
+	// delivery count was incremented).
+	EvShareAcquired
+	// EvShareAcknowledged: the holder acknowledged it with ACCEPT
+	// (ACQUIRED -> ACKNOWLEDGED; Member is the holder).
+	EvShareAcknowledged
+	// EvShareReleased: the record is AVAILABLE again (Reason: the holder's
+	// RELEASE, its acquisition lock timed out, or its share session closed;
+	// Member is the member that held it).
+	EvShareReleased
+	// EvShareArchived: the record is ARCHIVED and never delivered again
+	// (Reason: the holder's REJECT, or a release at the delivery count limit).
+	EvShareArchived
+	// EvShareStartOffset: the share-partition start offset (SPSO) moved to
+	// Offset, past records that are ACKNOWLEDGED or ARCHIVED (Count is the old one).
+	EvShareStartOffset
 )
 
 var typeNames = [...]string{
@@ -138,6 +160,8 @@ var typeNames = [...]string{
 	EvFence: "fence", EvAssignmentIncomplete: "assignment-incomplete", EvExit: "exit",
 	EvWorldStopped: "world-stopped", EvMemberEpoch: "member-epoch",
 	EvProcessFailed: "process-failed", EvDeadLetter: "dead-letter",
+	EvShareAcquired: "share-acquired", EvShareAcknowledged: "share-acknowledged", EvShareReleased: "share-released",
+	EvShareArchived: "share-archived", EvShareStartOffset: "share-start-offset",
 }
 
 // String returns the event type's short name, e.g. "send".
@@ -222,6 +246,19 @@ const (
 	// EvAssignmentIncomplete
 	ReasonNilPlan    Reason = "the assignor returned no plan"
 	ReasonUnassigned Reason = "the assignor left partitions unassigned"
+	// EvShareReleased (KIP-932)
+	ReasonAcknowledgeRelease Reason = "RELEASE"
+	ReasonLockTimeout        Reason = "acquisition lock timeout"
+	ReasonShareSessionClosed Reason = "the member's share session closed"
+	ReasonConnectionClosed   Reason = "the member's connection closed, its share session released"
+	// EvShareArchived (KIP-932)
+	ReasonAcknowledgeReject Reason = "REJECT"
+	ReasonDeliveryLimit     Reason = "delivery count limit"
+	// EvAssigned, EvRevoked of a share consumer (KIP-932)
+	ReasonShareAssignment Reason = "share group (KIP-932): the simple assignor moved them"
+	// EvCrash: a share consumer's application failed on a poison record in
+	// implicit acknowledgement mode (Count is the record's offset)
+	ReasonPoisonRecord Reason = "poison record"
 )
 
 // Exception is the Java exception a Kafka client would raise (EvCommitFailed, EvError).
@@ -243,6 +280,9 @@ const (
 	GroupIDNotFoundException      Exception = "GroupIdNotFoundException"
 	UnsupportedAssignorException  Exception = "UnsupportedAssignorException"
 	StaleMemberEpochException     Exception = "StaleMemberEpochException"
+	// The share group protocol's (KIP-932): an acknowledgement the
+	// share-partition refused (INVALID_RECORD_STATE).
+	InvalidRecordStateException Exception = "InvalidRecordStateException"
 )
 
 var exceptionWhy = map[Exception]string{
@@ -256,6 +296,7 @@ var exceptionWhy = map[Exception]string{
 	UnreleasedInstanceIDException:      "the group.instance.id is still held by a member that did not leave; the application closes",
 	GroupIDNotFoundException:           "the group is not a consumer group the coordinator can take this member into; the application closes",
 	UnsupportedAssignorException:       "the broker has no such group.remote.assignor; the application closes",
+	InvalidRecordStateException:        "the record is no longer acquired by this member: its acquisition lock timed out",
 }
 
 // Setting names the setting an EvConfig changed.
@@ -417,6 +458,8 @@ func (e Event) Detail() string {
 		return s
 	case EvCrash:
 		return e.crashDetail()
+	case EvShareAcquired, EvShareAcknowledged, EvShareReleased, EvShareArchived, EvShareStartOffset:
+		return e.shareDetail()
 	case EvRestart:
 		s := fmt.Sprintf("incarnation %d", e.Count)
 		if e.InstanceID != "" {
@@ -490,15 +533,29 @@ func (e Event) groupDetail() string {
 	return ""
 }
 
+// FrozenText is the Text of an EvCrash given by Freeze: the process
+// stopped and its connection stays open.
+const FrozenText = "Freeze"
+
+// Frozen says whether an EvCrash was a Freeze (the process stopped, its
+// connection left open) rather than a Crash (its socket closed).
+func (e Event) Frozen() bool { return e.Type == EvCrash && e.Text() == FrozenText }
+
 // crashDetail is Detail of an EvCrash: the crash point.
 func (e Event) crashDetail() string {
+	call, after := "Crash", ""
+	if e.Frozen() {
+		call, after = "Freeze", ": the process stopped, its connection stays open"
+	}
 	switch e.Reason {
 	case ReasonAfterRecords:
-		return fmt.Sprintf("Crash(AfterRecords(%d))", e.Count)
+		return fmt.Sprintf("%s(AfterRecords(%d))%s", call, e.Count, after)
 	case ReasonAtTick:
-		return fmt.Sprintf("Crash(AtTick(%d))", e.Count)
+		return fmt.Sprintf("%s(AtTick(%d))%s", call, e.Count, after)
+	case ReasonPoisonRecord:
+		return fmt.Sprintf("the application failed on poison record %s", e.Record)
 	}
-	return "Crash(Immediately())"
+	return call + "(Immediately())" + after
 }
 
 // writeMessage writes String's line of a message on the wire (EvSend, EvDrop).
@@ -612,4 +669,21 @@ func (e Event) configDetail() string {
 		return fmt.Sprintf("%s=%d", e.Setting, e.Count)
 	}
 	return string(e.Setting) + "=" + strings.Join(e.Partitions(), ",")
+}
+
+// shareDetail is the Detail of a share-partition record event (KIP-932).
+func (e Event) shareDetail() string {
+	switch e.Type {
+	case EvShareAcquired:
+		return fmt.Sprintf("%s: ACQUIRED (delivery %d, locked until tick %d)", e.Text(), e.Count, e.Tick+e.Ticks)
+	case EvShareAcknowledged:
+		return fmt.Sprintf("%s: ACKNOWLEDGED (ACCEPT, delivery %d)", e.Text(), e.Count)
+	case EvShareReleased:
+		return fmt.Sprintf("%s: AVAILABLE (%s, delivery %d)", e.Text(), e.Reason, e.Count)
+	case EvShareArchived:
+		return fmt.Sprintf("%s: ARCHIVED (%s, delivery %d)", e.Text(), e.Reason, e.Count)
+	case EvShareStartOffset:
+		return fmt.Sprintf("%s: share-partition start offset %d -> %d", e.Text(), e.Count, e.Offset)
+	}
+	return ""
 }

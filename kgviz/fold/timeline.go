@@ -175,15 +175,26 @@ func (ls timelineLanes) of(e event.Event) (int, bool) {
 	return l, ok
 }
 
-// Cell is one partition at one tick of the heatmap.
+// OwnerCell is one partition at one tick of the heatmap.
 type OwnerCell struct {
-	Owner  int // index into the lanes given to Ownership, -1: none
+	Owner int // index into the lanes given to Ownership, -1: none; the first of Owners
+	// Owners are every lane that holds the partition, in lane order: one in a
+	// consumer group, where a partition has one owner, several in a share
+	// group, whose members consume the same partitions (KIP-932).
+	Owners []int
 	Paused bool
 }
 
 // Ownership replays EvAssigned, EvRevoked, EvPaused and EvResumed and
 // returns the state of each partition at each tick of [from, to] (after
 // that tick's events), indexed [partition][tick-from].
+//
+// A partition assigned to a member while another member of the group still
+// holds it has both as owners until one of them revokes it or leaves the
+// group: a share group's members share partitions (KIP-932). A consumer
+// group's member that crashed, closed or fell out of the group (a zombie)
+// keeps showing as its partitions' owner until they go to someone else, who
+// then replaces it (it never revoked them).
 func (f *Fold) Ownership(lanes, parts []string, from, to int) [][]OwnerCell {
 	li := map[string]int{}
 	for i, m := range lanes {
@@ -201,29 +212,18 @@ func (f *Fold) Ownership(lanes, parts []string, from, to int) [][]OwnerCell {
 	for i := range grid {
 		grid[i] = make([]OwnerCell, to-from+1)
 	}
+	gone := map[int]bool{} // lanes whose process crashed, closed or left the group since it last joined
 	next, stop := iterPull(f.src)
 	defer stop()
 	e, ok := next()
 	for t := 0; t <= to; t++ {
 		for ; ok && e.Tick <= t; e, ok = next() {
+			if m, isLane := li[e.Member]; isLane {
+				ownerLaneEvent(e, m, gone, cur)
+			}
 			for _, part := range e.Partitions() {
-				p, known := pi[part]
-				if !known {
-					continue
-				}
-				switch e.Type {
-				case event.EvAssigned:
-					if m, ok := li[e.Member]; ok {
-						cur[p].Owner = m
-					}
-				case event.EvRevoked:
-					if m, ok := li[e.Member]; ok && cur[p].Owner == m {
-						cur[p].Owner = -1
-					}
-				case event.EvPaused:
-					cur[p].Paused = true
-				case event.EvResumed:
-					cur[p].Paused = false
+				if p, known := pi[part]; known {
+					ownerPartitionEvent(e, p, li, gone, cur)
 				}
 			}
 		}
@@ -234,4 +234,78 @@ func (f *Fold) Ownership(lanes, parts []string, from, to int) [][]OwnerCell {
 		}
 	}
 	return grid
+}
+
+// ownerLaneEvent is Ownership's step for an event of member lane m: its
+// process ends or leaves the group (gone), or joins again.
+func ownerLaneEvent(e event.Event, m int, gone map[int]bool, cur []OwnerCell) {
+	switch e.Type {
+	case event.EvCrash, event.EvClose, event.EvZombie, event.EvExit:
+		gone[m] = true
+	case event.EvMemberRemoved:
+		gone[m] = true
+		// A member removed from a share group stops holding the
+		// partitions the other members hold too.
+		for p := range cur {
+			if len(cur[p].Owners) > 1 {
+				cur[p].Owners = withoutOwner(cur[p].Owners, m)
+				cur[p].Owner = cur[p].Owners[0]
+			}
+		}
+	case event.EvMemberAdded, event.EvRestart:
+		delete(gone, m)
+	}
+}
+
+// ownerPartitionEvent is Ownership's step for an event naming partition p.
+func ownerPartitionEvent(e event.Event, p int, li map[string]int, gone map[int]bool, cur []OwnerCell) {
+	switch e.Type {
+	case event.EvAssigned:
+		if m, ok := li[e.Member]; ok {
+			for _, o := range cur[p].Owners {
+				if gone[o] {
+					cur[p].Owners = withoutOwner(cur[p].Owners, o)
+				}
+			}
+			cur[p].Owners = withOwner(cur[p].Owners, m)
+		}
+	case event.EvRevoked:
+		if m, ok := li[e.Member]; ok {
+			cur[p].Owners = withoutOwner(cur[p].Owners, m)
+		}
+	case event.EvPaused:
+		cur[p].Paused = true
+	case event.EvResumed:
+		cur[p].Paused = false
+	}
+	cur[p].Owner = -1
+	if len(cur[p].Owners) > 0 {
+		cur[p].Owner = cur[p].Owners[0]
+	}
+}
+
+// withOwner returns owners (sorted, shared by earlier cells: never changed in
+// place) with m added.
+func withOwner(owners []int, m int) []int {
+	i := 0
+	for i < len(owners) && owners[i] < m {
+		i++
+	}
+	if i < len(owners) && owners[i] == m {
+		return owners
+	}
+	out := make([]int, 0, len(owners)+1)
+	out = append(append(append(out, owners[:i]...), m), owners[i:]...)
+	return out
+}
+
+// withoutOwner returns owners without m (a new slice if m was there).
+func withoutOwner(owners []int, m int) []int {
+	for i, o := range owners {
+		if o == m {
+			out := make([]int, 0, len(owners)-1)
+			return append(append(out, owners[:i]...), owners[i+1:]...)
+		}
+	}
+	return owners
 }
