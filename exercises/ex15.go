@@ -12,7 +12,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex15-1", Points: 1,
+		ID: "ex15-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(partitions, members int, share bool) int]("busyMembers")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify15_1(get[func(int, int, bool) int](a, 0), v)
