@@ -5,7 +5,7 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/fold"
 )
 
 // DeadLetterAttempts is how many times a member tries a failing record
@@ -112,25 +112,11 @@ func (t *topology) outputTPs() []TopicPartition {
 }
 
 // DeadLetter is a record a member gave up on and wrote to the dead-letter
-// topic: where it came from, and what it was written as.
-type DeadLetter struct {
-	Tick      int    // when the member produced it
-	Member    string // the member that gave up
-	Partition string // the input partition's short name ("o1")
-	Offset    int    // its offset there
-	Record    string // the input record ("o1.3")
-	Attempts  int    // how many times it failed
-}
+// topic: where it came from, and what it was written as (fold.DeadLetter).
+type DeadLetter = fold.DeadLetter
 
 // DeadLetters returns the records members wrote to the dead-letter topic,
-// in order (each EvDeadLetter). Whether a reader of the topic sees them
-// (a transaction may abort) is the topic's log: w.Fold().Log("invoices-dlq-0", isolation).
-func (w *World) DeadLetters() []DeadLetter {
-	var out []DeadLetter
-	for _, e := range w.Events() {
-		if e.Type == event.EvDeadLetter {
-			out = append(out, DeadLetter{Tick: e.Tick, Member: e.Member, Partition: e.Partition, Offset: e.Offset, Record: e.Record, Attempts: e.Count})
-		}
-	}
-	return out
-}
+// in order (each EvDeadLetter; fold.DeadLetters). Whether a reader of the
+// topic sees them (a transaction may abort) is the topic's log:
+// w.Fold().Log("invoices-dlq-0", isolation).
+func (w *World) DeadLetters() []DeadLetter { return w.Fold().DeadLetters() }
