@@ -63,10 +63,7 @@ var overBudget = map[string]int{
 	"share_transcript_test.go TestShareTranscripts":                       27, // the transcript's command switch
 	"random_share_test.go shareInvariants":                                27,
 	"random_share_test.go runShareScript":                                 36, // the random driver's operation switch
-	"sticky_input.go resolveClaims":                                       27,
-	"modern/server_range_assignor.go Assign":                              28,
 	"fuzz_test.go runFuzz":                                                28,
-	"modern/uniform_assignor.go uniformHomogeneous":                       28,
 	"differential_test.go TestDifferentialAssignorsAgainstKafka":          30,
 	"settled_test.go referenceComputeSettled":                             33,
 	"modern/target_assignment_ref_test.go referenceBuildTargetAssignment": 34,
