@@ -60,7 +60,6 @@ func cyclomatic(fn *ast.FuncDecl) int {
 //   - Test drivers and the tests' reference implementations (the _test.go
 //     files): one branch a scripted step or generated case.
 var overBudget = map[string]int{
-	"share_transcript_test.go TestShareTranscripts":                       27, // the transcript's command switch
 	"random_share_test.go shareInvariants":                                27,
 	"random_share_test.go runShareScript":                                 36, // the random driver's operation switch
 	"fuzz_test.go runFuzz":                                                28,
