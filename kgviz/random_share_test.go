@@ -213,7 +213,21 @@ func shareInvariants(w *kgviz.World, poison map[string]bool, limit, total int) s
 	if len(hist) != total {
 		return fmt.Sprintf("%d records acquired of %d: some were lost", len(hist), total)
 	}
-	// Each record is held by one member at a time, and acknowledged once.
+	for _, check := range []func() string{
+		func() string { return oneHolderAtATime(w, limit) },
+		func() string { return endStates(hist, poison) },
+		func() string { return foldIsBroker(w) },
+	} {
+		if msg := check(); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// oneHolderAtATime: each record is held by one member at a time, delivered
+// at most limit times, and acknowledged or archived once.
+func oneHolderAtATime(w *kgviz.World, limit int) string {
 	holder := map[string]string{}
 	final := map[string]bool{}
 	for _, e := range w.Events() {
@@ -238,6 +252,12 @@ func shareInvariants(w *kgviz.World, poison map[string]bool, limit, total int) s
 			holder[e.Record], final[e.Record] = "", true
 		}
 	}
+	return ""
+}
+
+// endStates: every record ends acknowledged, or archived: a poison record
+// always, another one only at the delivery limit.
+func endStates(hist []kgviz.ShareRecordHistory, poison map[string]bool) string {
 	for _, h := range hist {
 		switch {
 		case h.State == kgviz.RecordAcknowledged:
@@ -258,7 +278,11 @@ func shareInvariants(w *kgviz.World, poison map[string]bool, limit, total int) s
 			return fmt.Sprintf("%s ends %s", h.Record, h.State)
 		}
 	}
-	// The fold's share-partitions are the broker's.
+	return ""
+}
+
+// foldIsBroker: the fold's share-partitions are the broker's.
+func foldIsBroker(w *kgviz.World) string {
 	for _, sp := range w.BrokerState().SharePartitions().All() {
 		st, err := w.SharePartition("workers", sp.TopicPartition().String())
 		if err != nil {
