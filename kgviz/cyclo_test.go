@@ -61,7 +61,6 @@ func cyclomatic(fn *ast.FuncDecl) int {
 //     files): one branch a scripted step or generated case.
 var overBudget = map[string]int{
 	"random_share_test.go runShareScript":                                 36, // the random driver's operation switch
-	"differential_test.go TestDifferentialAssignorsAgainstKafka":          30,
 	"settled_test.go referenceComputeSettled":                             33,
 	"modern/target_assignment_ref_test.go referenceBuildTargetAssignment": 34,
 	"sticky_constrained.go constrained":                                   35,
