@@ -50,13 +50,10 @@ func cyclomatic(fn *ast.FuncDecl) int {
 //
 //   - Ports of Kafka's assignors, kept step for step in the order of Kafka's
 //     class so that a reader (and the differential tests) can follow them
-//     against it; a split must follow Kafka's own helper methods, which was
-//     not yet checked against Kafka's source: resolveClaims
-//     (AbstractStickyAssignor.allSubscriptionsEqual), constrained
-//     (AbstractStickyAssignor.ConstrainedAssignmentBuilder), general
-//     (AbstractStickyAssignor.GeneralAssignmentBuilder), modern's
-//     serverRangeAssignor.Assign (the group coordinator's RangeAssignor) and
-//     uniformHomogeneous (UniformHomogeneousAssignmentBuilder.build).
+//     against it: constrained (AbstractStickyAssignor.ConstrainedAssignmentBuilder)
+//     and general (AbstractStickyAssignor.GeneralAssignmentBuilder); a split
+//     must follow Kafka's own helper methods, as resolveClaims,
+//     serverRangeAssignor.Assign and uniformHomogeneous were split.
 //   - Test drivers and the tests' reference implementations (the _test.go
 //     files): one branch a scripted step or generated case.
 var overBudget = map[string]int{
