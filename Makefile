@@ -7,7 +7,7 @@
 #   make test-grader     kgviz grade in its sandbox: every notebook solved/untouched, the attack suite
 #   make test-differential  Kafka's assignors (Java harness) vs kgviz's on random inputs
 #   make test-oracle     Kafka's own group coordinator (harness/oracle) answers every request kgviz's broker answers
-#   make test-oracle-random  the same on 1000 random scripts (KGVIZ_ORACLE_RANDOM)
+#   make test-oracle-random  the random scripts alone, KGVIZ_ORACLE_RANDOM of them (1000; more for a longer run)
 #   make test-kafka      a real Kafka 4.1.1 broker: every demo live, compared with the simulation (realkafka/)
 #   make record-kafka    re-record realkafka/testdata/ (the committed real-broker runs)
 #   make test-kafka-share   a real Kafka 4.4.0 broker: the share-group scenarios (KIP-932) live, compared with the simulation
@@ -98,15 +98,17 @@ test-differential:
 	bash harness/build.sh
 	KGVIZ_DIFFERENTIAL=1 go test ./kgviz -run '^(TestDifferential|TestFidelityStateNames)' -count=1 -v -timeout 15m
 	bash harness/oracle/build.sh 4.1.1
-	KGVIZ_ORACLE=1 KGVIZ_ORACLE_VERSIONS=4.1.1 go test ./oracle -run '^TestOracleCatchesBrokenRule$$' -count=1 -v -timeout 5m
+	KGVIZ_ORACLE=1 KGVIZ_ORACLE_VERSIONS=4.1.1 go test ./oracle -run '^(TestOracleCatchesBrokenRule|TestOracleCatchesBrokenShareRule)$$' -count=1 -v -timeout 5m
 
 # Kafka's group coordinator (kafka-group-coordinator from Maven Central, harness/oracle; Kafka 4.1.1 and 4.4.0)
-# stepped in lock-step with kgviz's broker (oracle/): the demos, KIP-848 and the capstone's crash points, and a
-# coordinator broken on purpose; prints "requests compared: N, differ: D, undocumented: U" per Kafka version.
-# test-oracle-random: KGVIZ_ORACLE_RANDOM (1000) random scripts. KGVIZ_ORACLE_VERSIONS=4.1.1 for one version.
+# stepped in lock-step with kgviz's broker (oracle/): the demos, KIP-848, the capstone's crash points, the share
+# groups' worlds (ShareGroupHeartbeat), KGVIZ_ORACLE_RANDOM (1000) random scripts, and a coordinator broken on
+# purpose (a classic and a share rule); prints "requests compared: N, differ: D, undocumented: U" per Kafka version.
+# test-oracle-random: the random scripts alone (KGVIZ_ORACLE_RANDOM=5000 for more, KGVIZ_ORACLE_SEEDS=543,959 for
+# some). KGVIZ_ORACLE_VERSIONS=4.1.1 for one version.
 test-oracle:
 	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0
-	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule)$$' -count=1 -v -timeout 15m
+	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule|TestOracleCatchesBrokenShareRule)$$' -count=1 -v -timeout 15m
 
 test-oracle-random:
 	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0

@@ -34,13 +34,14 @@ const shareGroupID = "workers"
 // SimShareWorld runs share scenario id on a kgviz World built with the
 // recorded world's settings (partitions, records, members, lock duration and
 // delivery count limit in ticks), until every record is acknowledged or
-// archived and a quiet lock duration after.
-func SimShareWorld(id string, sw ShareWorld) (*kgviz.World, map[string]int, error) {
+// archived and a quiet lock duration after. worldOpts are added to the
+// world's options (the oracle's broker tap: oracle/).
+func SimShareWorld(id string, sw ShareWorld, worldOpts ...kgviz.Option) (*kgviz.World, map[string]int, error) {
 	sc, ok := shareScenarios[id]
 	if !ok {
 		return nil, nil, fmt.Errorf("share scenario %q: no simulated script (have %v)", id, ShareScenarios())
 	}
-	w := newShareWorld(sw)
+	w := newShareWorld(sw, worldOpts...)
 	opts := append([]kgviz.Option{kgviz.ShareGroup(shareGroupID), kgviz.WithRecordLockDuration(sw.LockTicks),
 		kgviz.WithDeliveryCountLimit(sw.DeliveryCountLimit)}, sc.opts...)
 	for _, m := range sw.Members {
@@ -156,8 +157,9 @@ func shareSettled(w *kgviz.World, members []string) bool {
 	return true
 }
 
-func newShareWorld(sw ShareWorld) *kgviz.World {
-	return kgviz.NewWorld(kgviz.WithOnlyTopics(), kgviz.WithTopic("orders", sw.Partitions, "o"), kgviz.WithRecords(sw.RecordsPerPartition))
+func newShareWorld(sw ShareWorld, opts ...kgviz.Option) *kgviz.World {
+	return kgviz.NewWorld(append([]kgviz.Option{kgviz.WithOnlyTopics(), kgviz.WithTopic("orders", sw.Partitions, "o"),
+		kgviz.WithRecords(sw.RecordsPerPartition)}, opts...)...)
 }
 
 // settledShareAssignment: members per partition once every member joined at one member

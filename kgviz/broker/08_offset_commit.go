@@ -51,6 +51,9 @@ func (gc *GroupCoordinator) handleOffsetCommit(env *Envelope, req *OffsetCommitR
 	code := gc.validateOffsetCommit(req.GroupID, req.MemberID, req.GroupInstanceID, req.GenerationID, false)
 	gen := gc.generationOf(req.GroupID, req.MemberID)
 	if code == kafka.NONE {
+		if g, ok := gc.groups[req.GroupID].(*ClassicGroup); ok {
+			g.offsetCommitted(req.MemberID)
+		}
 		l := gc.OffsetsLog(req.GroupID)
 		for _, po := range req.Offsets {
 			gc.b.appendRecord(env.From, l, Record{Record: offsetRecordName(req.GroupID, po.Partition, po.Offset), State: StateCommitted})

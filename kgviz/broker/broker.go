@@ -20,6 +20,7 @@ package broker
 
 import (
 	"fmt"
+	"maps"
 
 	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/event"
@@ -157,6 +158,9 @@ func New(cfg Config, clk *clock.Clock, net Network, rec Recorder) *Broker {
 
 // Name returns the broker's name.
 func (b *Broker) Name() string { return b.name }
+
+// Topics returns the broker's topics and their partition counts (a copy).
+func (b *Broker) Topics() map[string]int { return maps.Clone(b.topics) }
 
 // CreateTopic creates a topic of n partitions with empty logs (or grows it).
 func (b *Broker) CreateTopic(topic string, n int) {

@@ -697,7 +697,6 @@ func (g *ClassicGroup) handleSync(env *Envelope, req *SyncGroupRequest) {
 		fail(kafka.ILLEGAL_GENERATION)
 		return
 	}
-	g.heardFrom(m, g.now()-1)
 	switch g.state {
 	case kafka.GroupPreparingRebalance:
 		fail(kafka.REBALANCE_IN_PROGRESS)
@@ -886,6 +885,17 @@ func (g *ClassicGroup) removeMember(m *classicMember, why event.Event, rebalance
 		g.prepareRebalance(event.ReasonMemberLeft, m.id)
 	case kafka.GroupPreparingRebalance:
 		g.maybeCompleteJoin()
+	}
+}
+
+// offsetCommitted: a member's accepted OffsetCommit restarts its session
+// while the group is Stable or PreparingRebalance ("in the old consumer
+// group protocol, the offset commits maintain the session",
+// OffsetMetadataManager.commitOffset: rescheduleClassicGroupMemberHeartbeat);
+// a TxnOffsetCommit does not.
+func (g *ClassicGroup) offsetCommitted(memberID string) {
+	if m, ok := g.members[memberID]; ok && (g.state == kafka.GroupStable || g.state == kafka.GroupPreparingRebalance) {
+		g.heardFrom(m, g.now()-1)
 	}
 }
 
