@@ -106,7 +106,7 @@ test-differential:
 # test-oracle-random: KGVIZ_ORACLE_RANDOM (1000) random scripts. KGVIZ_ORACLE_VERSIONS=4.1.1 for one version.
 test-oracle:
 	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0
-	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule)$$' -count=1 -v -timeout 15m
+	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule|TestOracleAnchor|TestOracleAnchorCountsDifferences)$$' -count=1 -v -timeout 15m
 
 test-oracle-random:
 	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0
