@@ -108,7 +108,7 @@ test-differential:
 # some). KGVIZ_ORACLE_VERSIONS=4.1.1 for one version.
 test-oracle:
 	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0
-	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule|TestOracleCatchesBrokenShareRule)$$' -count=1 -v -timeout 15m
+	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule|TestOracleCatchesBrokenShareRule|TestOracleAnchor|TestOracleAnchorCountsDifferences)$$' -count=1 -v -timeout 15m
 
 test-oracle-random:
 	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0

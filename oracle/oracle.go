@@ -174,13 +174,19 @@ func Build(version string) error {
 
 // Start starts the oracle JVM for version (built by Build).
 func Start(version string) (*Process, error) {
+	return startJVM(version, "-XX:TieredStopAtLevel=1")
+}
+
+// startJVM starts it with more JVM flags (the tests' JVM compiles with C1
+// only, -XX:TieredStopAtLevel=1: short streams; anchor.go's, with C2 too).
+func startJVM(version string, flags ...string) (*Process, error) {
 	root, err := Root()
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(root, "harness/oracle/target", version)
 	cp := filepath.Join(dir, "kgviz-oracle.jar") + string(os.PathListSeparator) + filepath.Join(dir, "lib", "*")
-	cmd := exec.Command("java", "-Xss4m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, "kgviz.oracle.Oracle")
+	cmd := exec.Command("java", append(append([]string{"-Xss4m", "-XX:+UseSerialGC"}, flags...), "-cp", cp, "kgviz.oracle.Oracle")...)
 	if runtime.NumCPU() > 0 {
 		cmd.Args = slices.Insert(cmd.Args, 1, "-XX:ActiveProcessorCount=1")
 	}
