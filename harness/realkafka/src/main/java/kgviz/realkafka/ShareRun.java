@@ -275,8 +275,10 @@ public final class ShareRun {
             snapshots.add(snapshot());
             Map<String, Object> offsetsBeforeClose = startOffsets();
             // a frozen (SIGSTOPped) member reads no "stop": SIGKILL reaches it
-            if (s.freeze() != null && procs.get(s.freeze()).isAlive()) procs.get(s.freeze()).destroyForcibly();
-            for (String m : MEMBERS) send(m, "stop");
+            if (s.freeze() != null && procs.get(s.freeze()).isAlive()) {
+                procs.get(s.freeze()).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            for (String m : MEMBERS) if (!m.equals(s.freeze())) send(m, "stop");
             for (String m : MEMBERS) procs.get(m).waitFor(30, TimeUnit.SECONDS);
             step("closed", null);
             Thread.sleep(tick);
