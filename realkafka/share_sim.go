@@ -25,6 +25,7 @@ var shareScenarios = map[string]struct {
 	"share-explicit": {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit)}},
 	"share-crash":    {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Implicit)}, crash: "C2"},
 	"share-slow":     {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit)}, slow: "C2"},
+	"share-freeze":   {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit)}, freeze: "C2"},
 	"share-poison":   {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit), kgviz.WithPoisonRecords("o0", 2), kgviz.WithPoisonAcknowledge(kgviz.Release)}},
 	"share-reject":   {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit), kgviz.WithPoisonRecords("o1", 4), kgviz.WithPoisonAcknowledge(kgviz.Reject)}},
 }
