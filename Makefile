@@ -141,13 +141,15 @@ test-kafka-share:
 	bash harness/realkafka-share/build.sh
 	KGVIZ_KAFKA_SHARE=1 KGVIZ_KAFKA_FLAGS="$(KAFKA_FLAGS)" go test ./realkafka -run '^TestShareLiveBroker$$' -count=1 -v -timeout 30m
 
-# The same scenarios, 3 runs each, written to realkafka/testdata/share/ (replaced only if every run completed).
+# The same scenarios, 3 runs each, written to realkafka/testdata/share/ (replaced only if every run completed; with
+# KAFKA_FLAGS="--only share-freeze" only that scenario's files are replaced).
 record-kafka-share:
 	bash harness/realkafka-share/build.sh
 	rm -rf build/realkafka-share-record && mkdir -p build/realkafka-share-record
 	java -cp 'harness/realkafka-share/target/kgviz-realkafka-share.jar:harness/realkafka-share/target/lib/*' kgviz.realkafka.ShareRun \
 		share-record --out build/realkafka-share-record --runs 3 --max-seconds 3000 $(KAFKA_FLAGS)
-	mkdir -p realkafka/testdata/share && rm -f realkafka/testdata/share/*.json
+	mkdir -p realkafka/testdata/share
+	for f in build/realkafka-share-record/*.json; do b=$$(basename $$f); rm -f realkafka/testdata/share/$${b%-*}-*.json; done
 	cp build/realkafka-share-record/*.json realkafka/testdata/share/
 	go test ./realkafka -count=1 -run '^TestShare'
 

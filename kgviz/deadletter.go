@@ -50,6 +50,13 @@ func WithDeadLetterTopic(name string) Option {
 // attempt takes a record's processing time and records EvProcessFailed. For
 // the whole world (NewWorld) or one member (AddMember). An unknown
 // partition or a negative offset is an error naming it.
+//
+// It is the consumer groups' option (classic and KIP-848 members): after
+// DeadLetterAttempts the member writes the record to the dead-letter topic
+// and commits past it, or, without one, its partition stays blocked. Share
+// group members (kgviz.ShareGroup) take WithPoisonRecords instead: the same
+// failure, but the record goes back to the broker, whose delivery count
+// limit archives it (see WithPoisonRecords for why they are two options).
 func WithFailingRecords(partition string, offsets ...int) Option {
 	return Option{name: "WithFailingRecords", apply: func(c *config) error {
 		if len(offsets) == 0 {

@@ -226,12 +226,19 @@ func shareInvariants(w *kgviz.World, poison map[string]bool, limit, total int) s
 }
 
 // oneHolderAtATime: each record is held by one member at a time, delivered
-// at most limit times, and acknowledged or archived once.
+// at most limit times, and acknowledged or archived once, by a holder that
+// processed it (else the record is lost: ACKNOWLEDGED, never processed by
+// anyone since it was acquired).
 func oneHolderAtATime(w *kgviz.World, limit int) string {
 	holder := map[string]string{}
 	final := map[string]bool{}
+	processed := map[string]bool{} // by its current holder, since the acquisition
 	for _, e := range w.Events() {
 		switch e.Type {
+		case kgviz.EvProcessed:
+			if e.Member == holder[e.Record] {
+				processed[e.Record] = true
+			}
 		case kgviz.EvShareAcquired:
 			if h := holder[e.Record]; h != "" {
 				return fmt.Sprintf("tick %d: %s acquired by %s while %s holds it", e.Tick, e.Record, e.Member, h)
@@ -242,12 +249,15 @@ func oneHolderAtATime(w *kgviz.World, limit int) string {
 			if e.Count > limit {
 				return fmt.Sprintf("tick %d: %s delivered %d times, over the limit %d", e.Tick, e.Record, e.Count, limit)
 			}
-			holder[e.Record] = e.Member
+			holder[e.Record], processed[e.Record] = e.Member, false
 		case kgviz.EvShareReleased:
 			holder[e.Record] = ""
 		case kgviz.EvShareAcknowledged, kgviz.EvShareArchived:
 			if final[e.Record] {
 				return fmt.Sprintf("tick %d: %s settled twice", e.Tick, e.Record)
+			}
+			if e.Type == kgviz.EvShareAcknowledged && !processed[e.Record] {
+				return fmt.Sprintf("tick %d: %s ACKNOWLEDGED (holder %s) but not processed since its acquisition: lost", e.Tick, e.Record, holder[e.Record])
 			}
 			holder[e.Record], final[e.Record] = "", true
 		}

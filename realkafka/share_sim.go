@@ -12,15 +12,20 @@ import (
 )
 
 // shareScenarios: the member options each scenario adds to every member, and
-// whether C2 crashes holding its first batch.
+// whether C2 crashes holding its first batch (the harness: Runtime.halt, the
+// OS closes its sockets; kgviz: Crash), stalls in its application thread over
+// its first record while its client heartbeats (the harness: Thread.sleep;
+// kgviz: SlowNext), or freezes holding its first batch (the harness: SIGSTOP
+// of the member's JVM, sockets open, no heartbeats; kgviz: Freeze).
 var shareScenarios = map[string]struct {
-	opts        []kgviz.Option
-	crash, slow string
+	opts                []kgviz.Option
+	crash, slow, freeze string
 }{
 	"share-implicit": {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Implicit)}},
 	"share-explicit": {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit)}},
 	"share-crash":    {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Implicit)}, crash: "C2"},
 	"share-slow":     {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit)}, slow: "C2"},
+	"share-freeze":   {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit)}, freeze: "C2"},
 	"share-poison":   {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit), kgviz.WithPoisonRecords("o0", 2), kgviz.WithPoisonAcknowledge(kgviz.Release)}},
 	"share-reject":   {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit), kgviz.WithPoisonRecords("o1", 4), kgviz.WithPoisonAcknowledge(kgviz.Reject)}},
 }
@@ -53,6 +58,9 @@ func SimShareWorld(id string, sw ShareWorld, worldOpts ...kgviz.Option) (*kgviz.
 	}
 	if sc.crash != "" {
 		w.Crash(sc.crash, kgviz.AfterRecords(0))
+	}
+	if sc.freeze != "" {
+		w.Freeze(sc.freeze, kgviz.AfterRecords(0))
 	}
 	if sc.slow != "" {
 		w.SlowNext(sc.slow)
@@ -108,6 +116,8 @@ func simShareRun(w *kgviz.World, perPart map[string]int, sw ShareWorld) (*shareR
 			s.failed, s.failTick, s.failure = e.Member, float64(e.Tick), "crashed"
 			if e.Type == kgviz.EvSlowStart {
 				s.failure = "stalled"
+			} else if e.Frozen() {
+				s.failure = "froze"
 			}
 			for _, d := range s.deliveries {
 				if d.member == e.Member && !acked[d.record] {
