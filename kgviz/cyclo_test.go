@@ -60,11 +60,9 @@ var overBudget = map[string]int{
 	"random_share_test.go runShareScript":                                 36, // the random driver's operation switch
 	"settled_test.go referenceComputeSettled":                             33,
 	"modern/target_assignment_ref_test.go referenceBuildTargetAssignment": 34,
-	"sticky_constrained.go constrained":                                   35,
 	"sticky_page_rule_test.go pageStickyRule":                             38,
 	"server_differential_test.go TestDifferentialReconcileMember":         39,
 	"differential_test.go randomDiffGroup":                                43,
-	"sticky_general.go general":                                           48,
 	"random_test.go runScript":                                            70,
 }
 

@@ -56,40 +56,40 @@ type stickyPair struct{ src, dst int32 }
 type stickyPairKey struct{ t, src, dst int32 }
 
 func (g *stickyGroup) general() *stickyOutcome {
-	n := g.n()
-	T := len(g.tName)
+	r := newGeneralRun(g)
+	r.prepopulateCurrentAssignments()
+	revocationRequired, keptExtra := r.assignOwnedPartitions()
+	all, unassigned := r.getUnassignedPartitions(keptExtra)
+	r.fillSortedCurrentSubscriptions()
 	out := &stickyOutcome{general: true}
+	if f := r.balance(all, unassigned, revocationRequired); f != nil {
+		out.fault = f
+		return out
+	}
+	out.lists = r.lists
+	if r.unpredictable {
+		out.fault = &KafkaFault{Kind: FaultUnpredictable, Detail: "a HashSet of partition movements (PartitionMovements) reached 9 partitions in one bucket: " +
+			"Java then orders it by identity hash codes, so Kafka's choice of partition differs between runs"}
+	}
+	if g.coop {
+		out.transfer = r.transfers()
+	}
+	return out
+}
+
+// newGeneralRun is GeneralAssignmentBuilder's constructor:
+// topic2AllPotentialConsumers (kept as counts, tCons), getMaxAssignmentSize
+// of every member (maxSize), an empty currentPartitionConsumer (holder) and
+// currentAssignment (lists), and build()'s new PartitionMovements.
+func newGeneralRun(g *stickyGroup) *generalRun {
+	n, T := g.n(), len(g.tName)
 	r := &generalRun{g: g}
-	size := g.size()
-	r.holder = make([]int32, size)
+	r.holder = make([]int32, g.size())
 	for x := range r.holder {
 		r.holder[x] = -1
 	}
 	r.lists = make([][]int32, n)
 	r.counts = make([]int32, n)
-
-	// assignOwnedPartitions: a member keeps what it holds of the topics it
-	// subscribes to. Kafka leaves the partition's entry in
-	// currentPartitionConsumer when it drops it; maybeAssign overwrites it.
-	revocationRequired := false
-	var keptExtra []int32
-	for m, held := range g.held() {
-		for _, x := range held {
-			r.holder[x] = int32(m)
-			t, _ := g.topicOf(x)
-			if !g.subscribes(m, t) {
-				revocationRequired = true
-				continue
-			}
-			r.lists[m] = append(r.lists[m], x)
-			if x >= g.total {
-				keptExtra = append(keptExtra, x)
-			}
-		}
-		r.counts[m] = int32(len(r.lists[m]))
-	}
-	r.quirky = len(keptExtra) > 0
-
 	r.tCons = make([]int32, T)
 	r.maxSize = make([]int32, n)
 	for m := range n {
@@ -106,12 +106,58 @@ func (g *stickyGroup) general() *stickyOutcome {
 			r.maxSize[m] += g.tParts[t]
 		}
 	}
+	r.movements = map[int32]stickyPair{}
+	r.sets = map[stickyPairKey]*javautil.HashMap[int32]{}
+	r.topicPairs = make([]int32, T)
+	return r
+}
 
-	// Topics by number of potential consumers, then name; their partitions
-	// in order are sortedAllPartitions. A partition nobody kept is
-	// unassigned; so is every partition after the first kept one that does
-	// not exist, in that order (Kafka's walk of both sorted lists stops
-	// matching there).
+// assignOwnedPartitions is GeneralAssignmentBuilder.assignOwnedPartitions:
+// a member keeps what it holds of the topics it subscribes to; one that
+// holds a partition of a topic it no longer subscribes to makes a
+// revocation required. Kafka leaves the partition's entry in
+// currentPartitionConsumer when it drops it; maybeAssign overwrites it.
+// keptExtra are the kept partitions that do not exist (then the run is
+// quirky).
+func (r *generalRun) assignOwnedPartitions() (revocationRequired bool, keptExtra []int32) {
+	g := r.g
+	for m, held := range g.held() {
+		for _, x := range held {
+			r.holder[x] = int32(m)
+			t, _ := g.topicOf(x)
+			if !g.subscribes(m, t) {
+				revocationRequired = true
+				continue
+			}
+			r.lists[m] = append(r.lists[m], x)
+			if x >= g.total {
+				keptExtra = append(keptExtra, x)
+			}
+		}
+		r.counts[m] = int32(len(r.lists[m]))
+	}
+	r.quirky = len(keptExtra) > 0
+	if r.quirky {
+		r.cOrder = javautil.StringMapOrder(g.ids)
+		r.potential = make([][]int32, len(g.tName))
+		for m := range g.n() {
+			for _, t := range g.topics[m] {
+				r.potential[t] = append(r.potential[t], int32(m))
+			}
+		}
+	}
+	return revocationRequired, keptExtra
+}
+
+// getUnassignedPartitions is sortedAllPartitions (the constructor's
+// getAllTopicPartitions of the topics sorted by TopicComparator: number of
+// potential consumers, then name) and GeneralAssignmentBuilder.getUnassignedPartitions:
+// a partition nobody kept is unassigned; so is every partition after the
+// first kept one that does not exist, in that order (Kafka's walk of both
+// sorted lists stops matching there).
+func (r *generalRun) getUnassignedPartitions(keptExtra []int32) (all, unassigned []int32) {
+	g := r.g
+	T := len(g.tName)
 	tOrder := make([]int32, T)
 	tPos := make([]int32, T)
 	for t := range tOrder {
@@ -121,7 +167,7 @@ func (g *stickyGroup) general() *stickyOutcome {
 	for i, t := range tOrder {
 		tPos[t] = int32(i)
 	}
-	kept := make([]bool, size)
+	kept := make([]bool, g.size())
 	for _, l := range r.lists {
 		for _, x := range l {
 			kept[x] = true
@@ -134,7 +180,6 @@ func (g *stickyGroup) general() *stickyOutcome {
 			stuck = k
 		}
 	}
-	var all, unassigned []int32
 	for _, t := range tOrder {
 		for p := range g.tParts[t] {
 			x := g.tOff[t] + p
@@ -144,8 +189,15 @@ func (g *stickyGroup) general() *stickyOutcome {
 			}
 		}
 	}
+	return all, unassigned
+}
 
-	// The TreeSet: every member, by (count, id).
+// fillSortedCurrentSubscriptions is build()'s sortedCurrentSubscriptions.addAll:
+// the TreeSet of every member by (count, id), kept as one heap per distinct
+// subscription plus a histogram of the counts.
+func (r *generalRun) fillSortedCurrentSubscriptions() {
+	g := r.g
+	n, T := g.n(), len(g.tName)
 	r.classes = make([][]int32, len(g.subSets))
 	for k, set := range g.subSets {
 		for t := range T {
@@ -169,91 +221,87 @@ func (g *stickyGroup) general() *stickyOutcome {
 	for k, ms := range members {
 		r.classHeaps[k] = newMemberHeap(ms, pos, r.counts, g.rank)
 	}
-	r.hist = make([]int32, size+2)
+	r.hist = make([]int32, g.size()+2)
 	r.fixed = make([]bool, n)
 	for m := range n {
 		r.treeAdd(int32(m))
 	}
+}
 
+// balance is GeneralAssignmentBuilder.balance: maybeAssign the unassigned
+// partitions, narrow the reassignment scope, performReassignments (first of
+// the unassigned partitions alone unless a revocation is required, then of
+// all), and go back to the assignment before the moves unless they made it
+// better balanced (getBalanceScore). all and unassigned are
+// sortedAllPartitions and unassignedPartitions.
+func (r *generalRun) balance(all, unassigned []int32, revocationRequired bool) *KafkaFault {
 	initializing := r.maxC == 0 // the last member of the TreeSet has nothing
+	r.maybeAssign(unassigned)
+	all, unassigned = r.narrowReassignmentScope(all, unassigned)
 
-	// maybeAssign: each unassigned partition to the first member of the
-	// TreeSet that subscribes to its topic.
+	preScore := r.balanceScore()
+	preLists := make([][]int32, len(r.lists))
+	for m, l := range r.lists {
+		preLists[m] = slices.Clone(l)
+	}
+	preHolder := slices.Clone(r.holder)
+
+	if !revocationRequired {
+		if _, f := r.performReassignments(unassigned); f != nil {
+			return f
+		}
+	}
+	performed, f := r.performReassignments(all)
+	if f != nil {
+		return f
+	}
+	if !initializing && performed && r.balanceScore() >= preScore {
+		// Not better balanced: back to the assignment before the moves.
+		r.lists, r.holder = preLists, preHolder
+	}
+	return nil
+}
+
+// maybeAssign is GeneralAssignmentBuilder.maybeAssign (without racks): each
+// unassigned partition to the first member of the TreeSet that subscribes
+// to its topic (maybeAssignPartition).
+func (r *generalRun) maybeAssign(unassigned []int32) {
 	for _, x := range unassigned {
-		t, _ := g.topicOf(x)
+		t, _ := r.g.topicOf(x)
 		if m := r.first(t); m >= 0 {
 			r.lists[m] = append(r.lists[m], x)
 			r.holder[x] = m
 			r.bump(m, +1)
 		}
 	}
+}
 
-	// Topics with fewer than two potential consumers cannot move; nor can
-	// members that have every partition they could have, none of a topic
-	// that can move.
-	keep := func(x int32) bool { t, _ := g.topicOf(x); return r.tCons[t] >= 2 }
-	all = slices.DeleteFunc(all, func(x int32) bool { return !keep(x) })
-	unassigned = slices.DeleteFunc(unassigned, func(x int32) bool { return !keep(x) })
-	for m := range n {
-		if r.counts[m] < r.maxSize[m] || slices.ContainsFunc(r.lists[m], keep) {
+// narrowReassignmentScope is balance()'s two narrowing loops: the
+// partitions of topics with fewer than two potential consumers cannot move
+// (canTopicParticipateInReassignment); nor can members that have every
+// partition they could have, none of a topic that can move
+// (canConsumerParticipateInReassignment): they leave the TreeSet.
+func (r *generalRun) narrowReassignmentScope(all, unassigned []int32) ([]int32, []int32) {
+	g := r.g
+	canMove := func(x int32) bool { t, _ := g.topicOf(x); return r.tCons[t] >= 2 }
+	all = slices.DeleteFunc(all, func(x int32) bool { return !canMove(x) })
+	unassigned = slices.DeleteFunc(unassigned, func(x int32) bool { return !canMove(x) })
+	for m := range g.n() {
+		if r.counts[m] < r.maxSize[m] || slices.ContainsFunc(r.lists[m], canMove) {
 			continue
 		}
 		r.fixed[m] = true
 		r.treeRemove(int32(m))
 	}
-	if r.quirky {
-		r.cOrder = javautil.StringMapOrder(g.ids)
-		r.potential = make([][]int32, T)
-		for m := range n {
-			for _, t := range g.topics[m] {
-				r.potential[t] = append(r.potential[t], int32(m))
-			}
-		}
-	}
-
-	preScore := r.balanceScore()
-	preLists := make([][]int32, n)
-	for m, l := range r.lists {
-		preLists[m] = slices.Clone(l)
-	}
-	preHolder := slices.Clone(r.holder)
-	r.movements = map[int32]stickyPair{}
-	r.sets = map[stickyPairKey]*javautil.HashMap[int32]{}
-	r.topicPairs = make([]int32, T)
-	r.prevAssignment()
-
-	if !revocationRequired {
-		if _, f := r.performReassignments(unassigned); f != nil {
-			out.fault = f
-			return out
-		}
-	}
-	performed, f := r.performReassignments(all)
-	if f != nil {
-		out.fault = f
-		return out
-	}
-	if !initializing && performed && r.balanceScore() >= preScore {
-		// Not better balanced: back to the assignment before the moves.
-		r.lists, r.holder = preLists, preHolder
-	}
-
-	out.lists = r.lists
-	if r.unpredictable {
-		out.fault = &KafkaFault{Kind: FaultUnpredictable, Detail: "a HashSet of partition movements (PartitionMovements) reached 9 partitions in one bucket: " +
-			"Java then orders it by identity hash codes, so Kafka's choice of partition differs between runs"}
-	}
-	if g.coop {
-		out.transfer = r.transfers()
-	}
-	return out
+	return all, unassigned
 }
 
-// prevAssignment is prepopulateCurrentAssignments: for every partition, the
+// prepopulateCurrentAssignments is GeneralAssignmentBuilder.prepopulateCurrentAssignments
+// (prevAssignment, with updatePrevAssignment): for every partition, the
 // member of the highest generation below the group's highest that claimed
 // it (the first such member in map order on a tie). Kafka records claims of
 // topics the member no longer subscribes to too; the fallback run does not.
-func (r *generalRun) prevAssignment() {
+func (r *generalRun) prepopulateCurrentAssignments() {
 	g := r.g
 	var prevGen []int
 	for m := range g.n() {
