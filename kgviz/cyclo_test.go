@@ -63,7 +63,6 @@ var overBudget = map[string]int{
 	"sticky_page_rule_test.go pageStickyRule":                             38,
 	"server_differential_test.go TestDifferentialReconcileMember":         39,
 	"differential_test.go randomDiffGroup":                                43,
-	"random_test.go runScript":                                            70,
 }
 
 // TestCyclomaticComplexity fails when a function of kgviz/ (tests too)

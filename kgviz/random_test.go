@@ -136,274 +136,378 @@ func stranded(w *kgviz.World) []string {
 	return out
 }
 
-// runScript plays one random script.
+// runScript plays one random script: a world drawn from the seed, 5 to 29
+// random operations, then the settling and the checks, each a step below.
 func runScript(seed uint64) (res scriptResult) {
-	rng := rand.New(rand.NewPCG(seed, 0x6b67_7669_7a))
-	modes := []kgviz.CommitMode{kgviz.CommitAfter, kgviz.CommitBefore, kgviz.AutoCommit, kgviz.Transactional}
-	assignors := []kgviz.Assignor{kgviz.Range, kgviz.RoundRobin, kgviz.Sticky, kgviz.CooperativeSticky}
-	mode := modes[rng.IntN(len(modes))]
-	if rng.IntN(3) == 0 {
-		mode = kgviz.Transactional // exactly-once gets more scripts
-	}
-	producer := kgviz.Idempotent
-	if mode != kgviz.Transactional && rng.IntN(4) == 0 {
-		producer = kgviz.Plain
-	}
-	assignor := assignors[rng.IntN(len(assignors))]
-	protocol := kgviz.Classic
-	if rng.IntN(3) == 0 {
-		protocol = kgviz.Consumer
-	}
-	opts := []kgviz.Option{kgviz.WithCommit(mode), kgviz.WithRecords(2 + rng.IntN(6)),
-		kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithRunLimit(3000), kgviz.WithGroupProtocol(protocol)}
-	if protocol == kgviz.Classic {
-		opts = append(opts, kgviz.WithAssignor(assignor))
-	}
-	if mode != kgviz.Transactional {
-		opts = append(opts, kgviz.WithProducer(producer))
-	}
-	tv := 1 + rng.IntN(2) // transaction.version (KIP-890)
-	opts = append(opts, kgviz.WithTransactionVersion(tv))
-	w := kgviz.NewWorld(opts...)
-	res.w = w
-	var owners func() (string, int)
-	res.consumer = protocol == kgviz.Consumer
-	if protocol == kgviz.Consumer {
-		owners = kgviz.CheckOwnersEveryTick(w)
-	}
-	say := func(format string, args ...any) { res.script = append(res.script, fmt.Sprintf(format, args...)) }
-	if protocol == kgviz.Consumer {
-		say("NewWorld(WithCommit(%s), WithGroupProtocol(Consumer), %s producer, WithTransactionVersion(%d))", mode, producer, tv)
-	} else {
-		say("NewWorld(WithCommit(%s), WithAssignor(%s), %s producer, WithTransactionVersion(%d))", mode, assignor.Name(), producer, tv)
-	}
-	// memberOpts are a new member's options: under KIP-848 it may ask for a
-	// server-side assignor (group.remote.assignor).
-	memberOpts := func(static bool) ([]kgviz.Option, string) {
-		var o []kgviz.Option
-		var desc []string
-		if static {
-			o, desc = append(o, kgviz.Static()), append(desc, "Static()")
-		}
-		if protocol == kgviz.Consumer {
-			switch rng.IntN(4) {
-			case 0:
-				o, desc = append(o, kgviz.WithRemoteAssignor("range")), append(desc, `WithRemoteAssignor("range")`)
-			case 1:
-				o, desc = append(o, kgviz.WithRemoteAssignor("uniform")), append(desc, `WithRemoteAssignor("uniform")`)
-			}
-		}
-		if len(desc) == 0 {
-			return o, ""
-		}
-		return o, ", " + strings.Join(desc, ", ")
-	}
-	names := []string{"C1", "C2", "C3", "C4"}
-	live := func() []string { // members whose newest process runs and is not closing
-		var out []string
-		for _, m := range w.Members() {
-			if info, _ := w.Member(m); info.Lifecycle == kgviz.LifecycleRunning || info.Lifecycle == kgviz.LifecycleStarting {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	anyLive := func() bool { return len(live()) > 0 }
-	pick := func(list []string) string { return list[rng.IntN(len(list))] }
-	check := func(what string) bool {
-		if err := w.Err(); err != nil {
-			if fatalError(w) && strings.Contains(err.Error(), "cannot be reached") {
-				// A member can stop on a fatal error, as in Kafka
-				// (InconsistentGroupProtocolException when its assignors match
-				// none of the group's, ProducerFencedException after its
-				// transaction outlived transaction.timeout.ms); if it was the
-				// last one running, the engine says so at once.
-				res.fatal = true
-				return false
-			}
-			res.failure = fmt.Sprintf("%s: %v", what, err)
-			return false
-		}
-		return true
-	}
-	doomed := map[string]int{} // members with a crash planned: name → incarnation
-	safe := func() []string {  // live members without a planned crash
-		var out []string
-		for _, m := range live() {
-			if info, _ := w.Member(m); doomed[m] != info.Incarnation {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	steps := 5 + rng.IntN(25)
+	d := newScriptDriver(seed, &res)
+	steps := 5 + d.rng.IntN(25)
 	for i := 0; i < steps; i++ {
-		switch op := rng.IntN(12); {
-		case op <= 1: // add a member, dynamic or static
-			var fresh []string
-			for _, m := range names {
-				if !contains(w.Members(), m) {
-					fresh = append(fresh, m)
-				}
-			}
-			if len(fresh) == 0 {
-				continue
-			}
-			m := pick(fresh)
-			o, desc := memberOpts(op == 1)
-			say("AddMember(%q%s)", m, desc)
-			w.AddMember(m, o...)
-		case op == 2 && anyLive():
-			m := pick(live())
-			if rng.IntN(2) == 0 {
-				say("Crash(%q, Immediately())", m)
-				w.Crash(m, kgviz.Immediately())
-			} else {
-				n := rng.IntN(4)
-				say("Crash(%q, AfterRecords(%d))", m, n)
-				w.Crash(m, kgviz.AfterRecords(n))
-				info, _ := w.Member(m)
-				doomed[m] = info.Incarnation
-			}
-		case op == 3 && len(w.Members()) > 0:
-			m := pick(w.Members())
-			say("Restart(%q)", m)
-			w.Restart(m)
-		case op == 4 && anyLive():
-			m := pick(live())
-			say("Close(%q)", m)
-			w.Close(m)
-		case op == 5 && anyLive():
-			m := pick(live())
-			say("SlowNext(%q)", m)
-			w.SlowNext(m)
-		case op == 6 && anyLive():
-			m := pick(live())
-			say("LoseNextProduceResponse(%q)", m)
-			w.LoseNextProduceResponse(m)
-		case op == 7:
-			a := assignors[rng.IntN(len(assignors))]
-			say("SetAssignor(%s)", a.Name())
-			w.SetAssignor(a)
-		case op == 8 && len(safe()) > 0:
-			say("RunUntil(Stable())")
-			w.RunUntil(kgviz.Stable())
-		default:
-			k := 1 + rng.IntN(30)
-			say("RunFor(%d)", k)
-			w.RunFor(k)
+		if !d.step() {
+			continue
 		}
-		if !check("step " + strconv.Itoa(i)) {
+		if !d.check("step " + strconv.Itoa(i)) {
 			return res
 		}
-		if msg, _ := ownersOf(owners); msg != "" {
+		if msg, _ := ownersOf(d.owners); msg != "" {
 			res.failure = "two owners: " + msg
 			return res
 		}
 	}
-	// Settle: make sure a member runs that will not crash, then everything
-	// must be consumed and committed.
-	for round := 0; len(safe()) == 0; round++ {
-		if round == 5 {
-			res.failure = "the driver found no member to settle with"
-			return res
+	if d.settle() && d.checkQuiet() && d.checkInvariants() {
+		d.checkDelivery()
+	}
+	return res
+}
+
+// scriptDriver is one random script in progress.
+type scriptDriver struct {
+	rng      *rand.Rand
+	res      *scriptResult
+	w        *kgviz.World
+	mode     kgviz.CommitMode
+	protocol kgviz.GroupProtocol
+	owners   func() (string, int) // CheckOwnersEveryTick (KIP-848 only)
+	doomed   map[string]int       // members with a crash planned: name → incarnation
+}
+
+var (
+	scriptModes     = []kgviz.CommitMode{kgviz.CommitAfter, kgviz.CommitBefore, kgviz.AutoCommit, kgviz.Transactional}
+	scriptAssignors = []kgviz.Assignor{kgviz.Range, kgviz.RoundRobin, kgviz.Sticky, kgviz.CooperativeSticky}
+	scriptNames     = []string{"C1", "C2", "C3", "C4"}
+)
+
+// newScriptDriver draws the world from the seed: commit mode (exactly-once
+// more often), producer, assignor, group protocol (KIP-848 a third of the
+// time), transaction.version; the script's first line says which.
+func newScriptDriver(seed uint64, res *scriptResult) *scriptDriver {
+	rng := rand.New(rand.NewPCG(seed, 0x6b67_7669_7a))
+	d := &scriptDriver{rng: rng, res: res, doomed: map[string]int{}}
+	d.mode = scriptModes[rng.IntN(len(scriptModes))]
+	if rng.IntN(3) == 0 {
+		d.mode = kgviz.Transactional // exactly-once gets more scripts
+	}
+	producer := kgviz.Idempotent
+	if d.mode != kgviz.Transactional && rng.IntN(4) == 0 {
+		producer = kgviz.Plain
+	}
+	assignor := scriptAssignors[rng.IntN(len(scriptAssignors))]
+	d.protocol = kgviz.Classic
+	if rng.IntN(3) == 0 {
+		d.protocol = kgviz.Consumer
+	}
+	opts := []kgviz.Option{kgviz.WithCommit(d.mode), kgviz.WithRecords(2 + rng.IntN(6)),
+		kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithRunLimit(3000), kgviz.WithGroupProtocol(d.protocol)}
+	if d.protocol == kgviz.Classic {
+		opts = append(opts, kgviz.WithAssignor(assignor))
+	}
+	if d.mode != kgviz.Transactional {
+		opts = append(opts, kgviz.WithProducer(producer))
+	}
+	tv := 1 + rng.IntN(2) // transaction.version (KIP-890)
+	opts = append(opts, kgviz.WithTransactionVersion(tv))
+	d.w = kgviz.NewWorld(opts...)
+	res.w = d.w
+	res.consumer = d.protocol == kgviz.Consumer
+	if res.consumer {
+		d.owners = kgviz.CheckOwnersEveryTick(d.w)
+		d.say("NewWorld(WithCommit(%s), WithGroupProtocol(Consumer), %s producer, WithTransactionVersion(%d))", d.mode, producer, tv)
+	} else {
+		d.say("NewWorld(WithCommit(%s), WithAssignor(%s), %s producer, WithTransactionVersion(%d))", d.mode, assignor.Name(), producer, tv)
+	}
+	return d
+}
+
+func (d *scriptDriver) say(format string, args ...any) {
+	d.res.script = append(d.res.script, fmt.Sprintf(format, args...))
+}
+
+func (d *scriptDriver) pick(list []string) string { return list[d.rng.IntN(len(list))] }
+
+// live lists the members whose newest process runs and is not closing.
+func (d *scriptDriver) live() []string {
+	var out []string
+	for _, m := range d.w.Members() {
+		if info, _ := d.w.Member(m); info.Lifecycle == kgviz.LifecycleRunning || info.Lifecycle == kgviz.LifecycleStarting {
+			out = append(out, m)
 		}
-		var fresh []string
-		for _, m := range names {
-			if !contains(w.Members(), m) {
-				fresh = append(fresh, m)
-			}
+	}
+	return out
+}
+
+func (d *scriptDriver) anyLive() bool { return len(d.live()) > 0 }
+
+// safe lists the live members without a planned crash.
+func (d *scriptDriver) safe() []string {
+	var out []string
+	for _, m := range d.live() {
+		if info, _ := d.w.Member(m); d.doomed[m] != info.Incarnation {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// fresh lists the names not yet added.
+func (d *scriptDriver) fresh() []string {
+	var out []string
+	for _, m := range scriptNames {
+		if !contains(d.w.Members(), m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// memberOpts are a new member's options: under KIP-848 it may ask for a
+// server-side assignor (group.remote.assignor).
+func (d *scriptDriver) memberOpts(static bool) ([]kgviz.Option, string) {
+	var o []kgviz.Option
+	var desc []string
+	if static {
+		o, desc = append(o, kgviz.Static()), append(desc, "Static()")
+	}
+	if d.protocol == kgviz.Consumer {
+		switch d.rng.IntN(4) {
+		case 0:
+			o, desc = append(o, kgviz.WithRemoteAssignor("range")), append(desc, `WithRemoteAssignor("range")`)
+		case 1:
+			o, desc = append(o, kgviz.WithRemoteAssignor("uniform")), append(desc, `WithRemoteAssignor("uniform")`)
+		}
+	}
+	if len(desc) == 0 {
+		return o, ""
+	}
+	return o, ", " + strings.Join(desc, ", ")
+}
+
+// check reports whether the world is still fine after what; a member that
+// stopped on a fatal error, as in Kafka (InconsistentGroupProtocolException
+// when its assignors match none of the group's, ProducerFencedException
+// after its transaction outlived transaction.timeout.ms), ends the script
+// when it was the last one running (the engine says so at once).
+func (d *scriptDriver) check(what string) bool {
+	err := d.w.Err()
+	switch {
+	case err == nil:
+		return true
+	case fatalError(d.w) && strings.Contains(err.Error(), "cannot be reached"):
+		d.res.fatal = true
+	default:
+		d.res.failure = fmt.Sprintf("%s: %v", what, err)
+	}
+	return false
+}
+
+// scriptOps are the random operations, by the number drawn (0-11): when
+// says whether the operation applies now (else the driver runs the world
+// for a while instead); do plays it and reports whether to check the world
+// after it.
+var scriptOps = []struct {
+	when func(d *scriptDriver) bool
+	do   func(d *scriptDriver) bool
+}{
+	{nil, func(d *scriptDriver) bool { return d.addMember(false) }},
+	{nil, func(d *scriptDriver) bool { return d.addMember(true) }},
+	{(*scriptDriver).anyLive, (*scriptDriver).crash},
+	{func(d *scriptDriver) bool { return len(d.w.Members()) > 0 }, func(d *scriptDriver) bool {
+		m := d.pick(d.w.Members())
+		d.say("Restart(%q)", m)
+		d.w.Restart(m)
+		return true
+	}},
+	{(*scriptDriver).anyLive, func(d *scriptDriver) bool {
+		m := d.pick(d.live())
+		d.say("Close(%q)", m)
+		d.w.Close(m)
+		return true
+	}},
+	{(*scriptDriver).anyLive, func(d *scriptDriver) bool {
+		m := d.pick(d.live())
+		d.say("SlowNext(%q)", m)
+		d.w.SlowNext(m)
+		return true
+	}},
+	{(*scriptDriver).anyLive, func(d *scriptDriver) bool {
+		m := d.pick(d.live())
+		d.say("LoseNextProduceResponse(%q)", m)
+		d.w.LoseNextProduceResponse(m)
+		return true
+	}},
+	{nil, func(d *scriptDriver) bool {
+		a := scriptAssignors[d.rng.IntN(len(scriptAssignors))]
+		d.say("SetAssignor(%s)", a.Name())
+		d.w.SetAssignor(a)
+		return true
+	}},
+	{func(d *scriptDriver) bool { return len(d.safe()) > 0 }, func(d *scriptDriver) bool {
+		d.say("RunUntil(Stable())")
+		d.w.RunUntil(kgviz.Stable())
+		return true
+	}},
+}
+
+// step plays one random operation; false: nothing happened (no name left
+// to add).
+func (d *scriptDriver) step() bool {
+	op := d.rng.IntN(12)
+	if op < len(scriptOps) && (scriptOps[op].when == nil || scriptOps[op].when(d)) {
+		return scriptOps[op].do(d)
+	}
+	k := 1 + d.rng.IntN(30)
+	d.say("RunFor(%d)", k)
+	d.w.RunFor(k)
+	return true
+}
+
+// addMember adds a member not yet added, dynamic or static.
+func (d *scriptDriver) addMember(static bool) bool {
+	fresh := d.fresh()
+	if len(fresh) == 0 {
+		return false
+	}
+	m := d.pick(fresh)
+	o, desc := d.memberOpts(static)
+	d.say("AddMember(%q%s)", m, desc)
+	d.w.AddMember(m, o...)
+	return true
+}
+
+// crash crashes a live member now or after a few records (then it is
+// doomed: no member to settle with).
+func (d *scriptDriver) crash() bool {
+	m := d.pick(d.live())
+	if d.rng.IntN(2) == 0 {
+		d.say("Crash(%q, Immediately())", m)
+		d.w.Crash(m, kgviz.Immediately())
+		return true
+	}
+	n := d.rng.IntN(4)
+	d.say("Crash(%q, AfterRecords(%d))", m, n)
+	d.w.Crash(m, kgviz.AfterRecords(n))
+	info, _ := d.w.Member(m)
+	d.doomed[m] = info.Incarnation
+	return true
+}
+
+// settle makes sure a member runs that will not crash (adding or
+// restarting one), then runs until the group is stable and then quiet.
+func (d *scriptDriver) settle() bool {
+	for round := 0; len(d.safe()) == 0; round++ {
+		if round == 5 {
+			d.res.failure = "the driver found no member to settle with"
+			return false
 		}
 		var dead []string
-		for _, m := range w.Members() {
-			if !w.Running(m) {
+		for _, m := range d.w.Members() {
+			if !d.w.Running(m) {
 				dead = append(dead, m)
 			}
 		}
-		switch {
+		switch fresh := d.fresh(); {
 		case len(fresh) > 0:
-			say("AddMember(%q)", fresh[0])
-			w.AddMember(fresh[0])
+			d.say("AddMember(%q)", fresh[0])
+			d.w.AddMember(fresh[0])
 		case len(dead) > 0:
-			say("Restart(%q)", dead[0])
-			w.Restart(dead[0])
+			d.say("Restart(%q)", dead[0])
+			d.w.Restart(dead[0])
 		default:
-			say("RunFor(40)")
-			w.RunFor(40)
+			d.say("RunFor(40)")
+			d.w.RunFor(40)
 		}
-		if !check("settling") {
-			return res
-		}
-	}
-	say("RunUntil(Stable())")
-	w.RunUntil(kgviz.Stable())
-	if !check("settling") {
-		return res
-	}
-	say("RunUntil(Any(Quiet(), Tick(now+1000)))")
-	w.RunUntil(kgviz.Any(kgviz.Quiet(), kgviz.Tick(w.Now()+1000)))
-	if !check("settling") {
-		return res
-	}
-	if !w.Holds(kgviz.Quiet()) {
-		switch {
-		case !anyRunning(w):
-			// every member crashed, closed or stopped on a fatal error after
-			// the group settled: nobody is left to consume
-			res.ended = true
-		case stranded(w) == nil:
-			res.failure = "the group is stable but never becomes quiet, with every partition owned"
-			return res
-		case !strings.Contains(strings.Join(res.script, " "), "Static()"):
-			res.failure = fmt.Sprintf("partitions %v are owned by nobody in a settled group without static members", stranded(w))
-			return res
-		default:
-			// Kafka's own corner: a cooperative owner that loses (instead of
-			// revokes) the partitions it was told to hand over, and comes back
-			// as a static member without a rebalance (KIP-345, KIP-814), leaves
-			// them to nobody until the next rebalance.
-			res.stranded = true
+		if !d.check("settling") {
+			return false
 		}
 	}
-	if msg := invariants(w); msg != "" {
-		res.failure = msg
-		return res
+	d.say("RunUntil(Stable())")
+	d.w.RunUntil(kgviz.Stable())
+	if !d.check("settling") {
+		return false
 	}
-	msg, n := ownersOf(owners)
-	res.staleTicks = n
+	d.say("RunUntil(Any(Quiet(), Tick(now+1000)))")
+	d.w.RunUntil(kgviz.Any(kgviz.Quiet(), kgviz.Tick(d.w.Now()+1000)))
+	return d.check("settling")
+}
+
+// checkQuiet: the settled group is quiet (every input record consumed and
+// committed), unless nobody is left to consume or Kafka's own corner leaves
+// partitions to nobody.
+func (d *scriptDriver) checkQuiet() bool {
+	w := d.w
+	switch {
+	case w.Holds(kgviz.Quiet()):
+	case !anyRunning(w):
+		// every member crashed, closed or stopped on a fatal error after
+		// the group settled: nobody is left to consume
+		d.res.ended = true
+	case stranded(w) == nil:
+		d.res.failure = "the group is stable but never becomes quiet, with every partition owned"
+		return false
+	case !strings.Contains(strings.Join(d.res.script, " "), "Static()"):
+		d.res.failure = fmt.Sprintf("partitions %v are owned by nobody in a settled group without static members", stranded(w))
+		return false
+	default:
+		// Kafka's own corner: a cooperative owner that loses (instead of
+		// revokes) the partitions it was told to hand over, and comes back
+		// as a static member without a rebalance (KIP-345, KIP-814), leaves
+		// them to nobody until the next rebalance.
+		d.res.stranded = true
+	}
+	return true
+}
+
+// checkInvariants: FuzzWorld's invariants, and under KIP-848 no partition
+// owned by two members at the end of any tick.
+func (d *scriptDriver) checkInvariants() bool {
+	if msg := invariants(d.w); msg != "" {
+		d.res.failure = msg
+		return false
+	}
+	msg, n := ownersOf(d.owners)
+	d.res.staleTicks = n
 	if msg != "" {
-		res.failure = "two owners: " + msg
-		return res
+		d.res.failure = "two owners: " + msg
+		return false
 	}
-	s := w.Stats()
-	switch mode {
+	return true
+}
+
+// checkDelivery: exactly-once under transactions (a read_committed reader
+// sees every committed record's invoice once), at-least-once for commits
+// after processing.
+func (d *scriptDriver) checkDelivery() {
+	s := d.w.Stats()
+	switch d.mode {
 	case kgviz.Transactional:
-		seen := map[string]int{}
-		for _, r := range w.Invoices() {
-			seen[r]++
-		}
-		for _, p := range w.Partitions() {
-			for off := 0; ; off++ {
-				rec := p + "." + strconv.Itoa(off)
-				c, _ := w.Committed(p)
-				if off >= c {
-					break
-				}
-				if seen["inv("+rec+")"] != 1 {
-					res.failure = fmt.Sprintf("exactly-once broken: read_committed sees inv(%s) %d times (%s)", rec, seen["inv("+rec+")"], s)
-					return res
-				}
-			}
+		if msg := exactlyOnceInvoices(d.w, s); msg != "" {
+			d.res.failure = msg
+			return
 		}
 		if s.Duplicates != 0 || s.Lost != 0 {
-			res.failure = fmt.Sprintf("exactly-once broken: %s", s)
+			d.res.failure = fmt.Sprintf("exactly-once broken: %s", s)
 		}
 	case kgviz.CommitAfter, kgviz.AutoCommit:
 		if s.Lost != 0 {
-			res.failure = fmt.Sprintf("at-least-once broken: lost %v", s.LostRecords)
+			d.res.failure = fmt.Sprintf("at-least-once broken: lost %v", s.LostRecords)
 		}
 	}
-	return res
+}
+
+// exactlyOnceInvoices: every committed record's invoice once; "" if so.
+func exactlyOnceInvoices(w *kgviz.World, s kgviz.Stats) string {
+	seen := map[string]int{}
+	for _, r := range w.Invoices() {
+		seen[r]++
+	}
+	for _, p := range w.Partitions() {
+		c, _ := w.Committed(p)
+		for off := 0; off < c; off++ {
+			rec := p + "." + strconv.Itoa(off)
+			if seen["inv("+rec+")"] != 1 {
+				return fmt.Sprintf("exactly-once broken: read_committed sees inv(%s) %d times (%s)", rec, seen["inv("+rec+")"], s)
+			}
+		}
+	}
+	return ""
 }
 
 // invariants checks what FuzzWorld checks; "" if all hold.
