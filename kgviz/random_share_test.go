@@ -59,133 +59,38 @@ type shareScriptResult struct {
 	redelivered, archived int
 }
 
+// runShareScript plays one random share script: a world drawn from the
+// seed, S1 and maybe a classic member C1, 5 to 24 random operations, then
+// the settling and the checks.
 func runShareScript(seed uint64) (res shareScriptResult) {
-	rng := rand.New(rand.NewPCG(seed, 0x7368_6172_65))
-	say := func(format string, args ...any) { res.script = append(res.script, fmt.Sprintf(format, args...)) }
 	defer func() {
 		if p := recover(); p != nil {
 			res.failure = fmt.Sprintf("panic: %v", p)
 		}
 	}()
-	partitions, records := 1+rng.IntN(3), 2+rng.IntN(7)
-	lock, limit := 6+rng.IntN(15), 2+rng.IntN(9)
-	opts := []kgviz.Option{kgviz.WithOnlyTopics(), kgviz.WithTopic("t", partitions, "t"), kgviz.WithRecords(records),
-		kgviz.WithRecordLockDuration(lock), kgviz.WithDeliveryCountLimit(limit), kgviz.WithRunLimit(3000)}
-	poison := map[string]bool{}
-	for i := rng.IntN(3); i > 0; i-- {
-		p, off := rng.IntN(partitions), rng.IntN(records)
-		poison[fmt.Sprintf("t%d.%d", p, off)] = true
-		opts = append(opts, kgviz.WithPoisonRecords(fmt.Sprintf("t%d", p), off))
-	}
-	say("NewWorld(t: %d partitions of %d records, lock %d, limit %d, poison %v)", partitions, records, lock, limit, keys(poison))
-	w := kgviz.NewWorld(opts...)
-	res.w = w
-	check := func(what string) bool {
-		if err := w.Err(); err != nil {
-			res.failure = fmt.Sprintf("%s: %v", what, err)
-			return false
-		}
-		return true
-	}
-	if !check("NewWorld") {
+	d := newShareDriver(seed, &res)
+	if !d.check("NewWorld") {
 		return res
 	}
-	if rng.IntN(3) == 0 {
-		say(`AddMember("C1")`) // a classic consumer beside the share group
-		w.AddMember("C1")
+	if d.rng.IntN(3) == 0 {
+		d.say(`AddMember("C1")`) // a classic consumer beside the share group
+		d.w.AddMember("C1")
 	}
-	names := []string{"S1", "S2", "S3", "S4", "S5"}
-	add := func(m string) {
-		o := []kgviz.Option{kgviz.ShareGroup("workers")}
-		desc := ""
-		if rng.IntN(2) == 0 {
-			o, desc = append(o, kgviz.WithAcknowledgement(kgviz.Explicit)), ", explicit"
-			if rng.IntN(2) == 0 {
-				o, desc = append(o, kgviz.WithPoisonAcknowledge(kgviz.Reject)), desc+" reject"
-			}
-		}
-		say("AddMember(%q, ShareGroup(\"workers\")%s)", m, desc)
-		w.AddMember(m, o...)
-	}
-	share := func() []string {
-		var out []string
-		for _, m := range w.Members() {
-			if strings.HasPrefix(m, "S") {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	live := func() []string {
-		var out []string
-		for _, m := range share() {
-			if info, _ := w.Member(m); info.Lifecycle == kgviz.LifecycleRunning || info.Lifecycle == kgviz.LifecycleStarting {
-				out = append(out, m)
-			}
-		}
-		return out
-	}
-	pick := func(list []string) string { return list[rng.IntN(len(list))] }
-	add("S1")
-	for i, steps := 0, 5+rng.IntN(20); i < steps; i++ {
-		switch op := rng.IntN(10); {
-		case op <= 1:
-			var fresh []string
-			for _, m := range names {
-				if !contains(w.Members(), m) {
-					fresh = append(fresh, m)
-				}
-			}
-			if len(fresh) > 0 {
-				add(pick(fresh))
-			}
-		case op == 2 && len(live()) > 0:
-			stopShareMember(w, rng, pick(live()), say)
-		case op == 3 && len(share()) > 0:
-			m := pick(share())
-			say("Restart(%q)", m)
-			w.Restart(m)
-		case op == 4 && len(live()) > 0:
-			m := pick(live())
-			say("Close(%q)", m)
-			w.Close(m)
-		case op == 5 && len(live()) > 0:
-			m := pick(live())
-			say("SlowNext(%q)", m)
-			w.SlowNext(m)
-		default:
-			k := 1 + rng.IntN(25)
-			say("RunFor(%d)", k)
-			w.RunFor(k)
-		}
-		if !check(fmt.Sprintf("step %d", i)) {
+	d.add("S1")
+	for i, steps := 0, 5+d.rng.IntN(20); i < steps; i++ {
+		d.step()
+		if !d.check(fmt.Sprintf("step %d", i)) {
 			return res
 		}
 	}
-	// Settle: restart every share member that is not running (a poison
-	// record kills implicit members; a crash planned after some records may
-	// still be due) until the group has settled every record.
-	say("until ShareGroupDone: RunFor(10), restarting the share members that stopped")
-	for round := 0; !w.Holds(kgviz.ShareGroupDone("workers")); round++ {
-		if round == 300 {
-			res.failure = "the share group never settled every record"
-			return res
-		}
-		for _, m := range share() {
-			if !w.Running(m) {
-				w.Restart(m)
-			}
-		}
-		w.RunFor(10)
-		if !check("settling") {
-			return res
-		}
+	if !d.settle() {
+		return res
 	}
-	if msg := shareInvariants(w, poison, limit, partitions*records); msg != "" {
+	if msg := shareInvariants(d.w, d.poison, d.limit, d.partitions*d.records); msg != "" {
 		res.failure = msg
 		return res
 	}
-	hist, _ := w.ShareRecords("workers")
+	hist, _ := d.w.ShareRecords("workers")
 	for _, h := range hist {
 		res.redelivered += h.DeliveryCount - 1
 		if h.State == kgviz.RecordArchived {
@@ -193,6 +98,152 @@ func runShareScript(seed uint64) (res shareScriptResult) {
 		}
 	}
 	return res
+}
+
+// shareDriver is one random share script in progress.
+type shareDriver struct {
+	rng                              *rand.Rand
+	res                              *shareScriptResult
+	w                                *kgviz.World
+	partitions, records, lock, limit int
+	poison                           map[string]bool
+}
+
+// newShareDriver draws the world from the seed: topic t's partitions and
+// records, the record lock duration, the delivery count limit and up to two
+// poison records.
+func newShareDriver(seed uint64, res *shareScriptResult) *shareDriver {
+	rng := rand.New(rand.NewPCG(seed, 0x7368_6172_65))
+	d := &shareDriver{rng: rng, res: res, poison: map[string]bool{}}
+	d.partitions, d.records = 1+rng.IntN(3), 2+rng.IntN(7)
+	d.lock, d.limit = 6+rng.IntN(15), 2+rng.IntN(9)
+	opts := []kgviz.Option{kgviz.WithOnlyTopics(), kgviz.WithTopic("t", d.partitions, "t"), kgviz.WithRecords(d.records),
+		kgviz.WithRecordLockDuration(d.lock), kgviz.WithDeliveryCountLimit(d.limit), kgviz.WithRunLimit(3000)}
+	for i := rng.IntN(3); i > 0; i-- {
+		p, off := rng.IntN(d.partitions), rng.IntN(d.records)
+		d.poison[fmt.Sprintf("t%d.%d", p, off)] = true
+		opts = append(opts, kgviz.WithPoisonRecords(fmt.Sprintf("t%d", p), off))
+	}
+	d.say("NewWorld(t: %d partitions of %d records, lock %d, limit %d, poison %v)", d.partitions, d.records, d.lock, d.limit, keys(d.poison))
+	d.w = kgviz.NewWorld(opts...)
+	res.w = d.w
+	return d
+}
+
+func (d *shareDriver) say(format string, args ...any) {
+	d.res.script = append(d.res.script, fmt.Sprintf(format, args...))
+}
+
+func (d *shareDriver) check(what string) bool {
+	if err := d.w.Err(); err != nil {
+		d.res.failure = fmt.Sprintf("%s: %v", what, err)
+		return false
+	}
+	return true
+}
+
+func (d *shareDriver) pick(list []string) string { return list[d.rng.IntN(len(list))] }
+
+// add adds share member m, implicit or explicit (rejecting poison records
+// or releasing them).
+func (d *shareDriver) add(m string) {
+	o := []kgviz.Option{kgviz.ShareGroup("workers")}
+	desc := ""
+	if d.rng.IntN(2) == 0 {
+		o, desc = append(o, kgviz.WithAcknowledgement(kgviz.Explicit)), ", explicit"
+		if d.rng.IntN(2) == 0 {
+			o, desc = append(o, kgviz.WithPoisonAcknowledge(kgviz.Reject)), desc+" reject"
+		}
+	}
+	d.say("AddMember(%q, ShareGroup(\"workers\")%s)", m, desc)
+	d.w.AddMember(m, o...)
+}
+
+// share lists the share members added (S1..S5).
+func (d *shareDriver) share() []string {
+	var out []string
+	for _, m := range d.w.Members() {
+		if strings.HasPrefix(m, "S") {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// live lists the share members whose newest process runs.
+func (d *shareDriver) live() []string {
+	var out []string
+	for _, m := range d.share() {
+		if info, _ := d.w.Member(m); info.Lifecycle == kgviz.LifecycleRunning || info.Lifecycle == kgviz.LifecycleStarting {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
+// addFresh adds a share member not yet added, if any.
+func (d *shareDriver) addFresh() {
+	var fresh []string
+	for _, m := range []string{"S1", "S2", "S3", "S4", "S5"} {
+		if !contains(d.w.Members(), m) {
+			fresh = append(fresh, m)
+		}
+	}
+	if len(fresh) > 0 {
+		d.add(d.pick(fresh))
+	}
+}
+
+// step plays one random operation (by the number drawn, 0-9): add, stop
+// (crash or freeze), restart, close, slow a member; else run for a while.
+func (d *shareDriver) step() {
+	w := d.w
+	switch op := d.rng.IntN(10); {
+	case op <= 1:
+		d.addFresh()
+	case op == 2 && len(d.live()) > 0:
+		stopShareMember(w, d.rng, d.pick(d.live()), d.say)
+	case op == 3 && len(d.share()) > 0:
+		m := d.pick(d.share())
+		d.say("Restart(%q)", m)
+		w.Restart(m)
+	case op == 4 && len(d.live()) > 0:
+		m := d.pick(d.live())
+		d.say("Close(%q)", m)
+		w.Close(m)
+	case op == 5 && len(d.live()) > 0:
+		m := d.pick(d.live())
+		d.say("SlowNext(%q)", m)
+		w.SlowNext(m)
+	default:
+		k := 1 + d.rng.IntN(25)
+		d.say("RunFor(%d)", k)
+		w.RunFor(k)
+	}
+}
+
+// settle restarts every share member that is not running (a poison record
+// kills implicit members; a crash planned after some records may still be
+// due) until the group has settled every record.
+func (d *shareDriver) settle() bool {
+	w := d.w
+	d.say("until ShareGroupDone: RunFor(10), restarting the share members that stopped")
+	for round := 0; !w.Holds(kgviz.ShareGroupDone("workers")); round++ {
+		if round == 300 {
+			d.res.failure = "the share group never settled every record"
+			return false
+		}
+		for _, m := range d.share() {
+			if !w.Running(m) {
+				w.Restart(m)
+			}
+		}
+		w.RunFor(10)
+		if !d.check("settling") {
+			return false
+		}
+	}
+	return true
 }
 
 func keys(m map[string]bool) []string {
