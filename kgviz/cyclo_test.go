@@ -61,7 +61,6 @@ var overBudget = map[string]int{
 	"modern/target_assignment_ref_test.go referenceBuildTargetAssignment": 34,
 	"sticky_page_rule_test.go pageStickyRule":                             38,
 	"server_differential_test.go TestDifferentialReconcileMember":         39,
-	"differential_test.go randomDiffGroup":                                43,
 }
 
 // TestCyclomaticComplexity fails when a function of kgviz/ (tests too)

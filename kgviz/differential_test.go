@@ -296,10 +296,32 @@ func subsetOf(rng *rand.Rand, names []string) []string {
 // rebalance claim at an older generation, new members claim nothing (-1), and
 // now and then two members claim one partition.
 func randomDiffGroup(rng *rand.Rand) ([]MemberSubscription, map[string]int) {
-	// Topics now and before.
-	topics := map[string]int{}
-	before := map[string]int{}
-	var names []string
+	topics, before, names := randomDiffTopics(rng)
+	nm := 1 + rng.IntN(50)
+	ids := randomDiffIDs(rng, nm+5)
+	current, departed := ids[:nm], ids[nm:nm+rng.IntN(6)]
+	sub := newDiffSubscriber(rng, names)
+	members := make([]MemberSubscription, nm)
+	for i, id := range current {
+		members[i] = MemberSubscription{MemberID: id, Topics: sub.subscribe(), Generation: -1}
+		if rng.IntN(3) == 0 {
+			members[i].InstanceID = fmt.Sprintf("instance-%d", i)
+		}
+	}
+	prev, wasThere := previousDiffRound(rng, members, departed, sub)
+	if len(prev) == 0 {
+		return members, topics
+	}
+	plan := previousDiffPlan(rng, prev, before)
+	claimPreviousPlan(rng, members, wasThere, plan)
+	return members, topics
+}
+
+// randomDiffTopics picks 1-10 topics and their partitions now and before
+// the last round: a topic may be new, may have had fewer partitions, and
+// now and then a topic "gone" was deleted since.
+func randomDiffTopics(rng *rand.Rand) (topics, before map[string]int, names []string) {
+	topics, before = map[string]int{}, map[string]int{}
 	pool := []string{"orders", "payments", "a-b", "t.1", "t_2"}
 	for i := range 20 {
 		pool = append(pool, fmt.Sprintf("t%02d", i))
@@ -324,105 +346,119 @@ func randomDiffGroup(rng *rand.Rand) ([]MemberSubscription, map[string]int) {
 	if rng.IntN(6) == 0 { // a topic deleted since the last round
 		before["gone"] = 1 + rng.IntN(8)
 	}
+	return topics, before, names
+}
 
-	// Members and their subscriptions.
-	nm := 1 + rng.IntN(50)
-	ids := randomDiffIDs(rng, nm+5)
-	current, departed := ids[:nm], ids[nm:nm+rng.IntN(6)]
-	var classes [][]string
+// diffSubscriber draws members' subscriptions: everybody every topic, or the
+// same few, or two or three kinds of member, or each their own (classes
+// nil); now and then with a topic that does not exist or was deleted.
+type diffSubscriber struct {
+	rng     *rand.Rand
+	names   []string
+	classes [][]string
+}
+
+func newDiffSubscriber(rng *rand.Rand, names []string) *diffSubscriber {
+	s := &diffSubscriber{rng: rng, names: names}
 	switch rng.IntN(5) {
 	case 0, 1: // everybody subscribes to every topic
-		classes = [][]string{names}
+		s.classes = [][]string{names}
 	case 2: // everybody subscribes to the same few topics
-		classes = [][]string{subsetOf(rng, names)}
+		s.classes = [][]string{subsetOf(rng, names)}
 	case 3: // two or three kinds of member
 		for range 2 + rng.IntN(2) {
-			classes = append(classes, subsetOf(rng, names))
+			s.classes = append(s.classes, subsetOf(rng, names))
 		}
 	default: // each member its own subscription (nil: pick per member)
 	}
-	subscribe := func() []string {
-		var ts []string
-		if classes == nil {
-			ts = subsetOf(rng, names)
-		} else {
-			ts = slices.Clone(classes[rng.IntN(len(classes))])
-		}
-		if rng.IntN(15) == 0 {
-			ts = append(ts, "missing") // no such topic
-		}
-		if rng.IntN(12) == 0 {
-			ts = append(ts, "gone")
-		}
-		sort.Strings(ts)
-		return slices.Compact(ts)
-	}
-	members := make([]MemberSubscription, nm)
-	for i, id := range current {
-		members[i] = MemberSubscription{MemberID: id, Topics: subscribe(), Generation: -1}
-		if rng.IntN(3) == 0 {
-			members[i].InstanceID = fmt.Sprintf("instance-%d", i)
-		}
-	}
+	return s
+}
 
-	// The previous round: who was there, what they subscribed to, the plan.
+func (s *diffSubscriber) subscribe() []string {
+	var ts []string
+	if s.classes == nil {
+		ts = subsetOf(s.rng, s.names)
+	} else {
+		ts = slices.Clone(s.classes[s.rng.IntN(len(s.classes))])
+	}
+	if s.rng.IntN(15) == 0 {
+		ts = append(ts, "missing") // no such topic
+	}
+	if s.rng.IntN(12) == 0 {
+		ts = append(ts, "gone")
+	}
+	sort.Strings(ts)
+	return slices.Compact(ts)
+}
+
+// previousDiffRound: who was there in the previous round (none: a fresh
+// group), with what subscription, and the members that left since.
+func previousDiffRound(rng *rand.Rand, members []MemberSubscription, departed []string, sub *diffSubscriber) ([]MemberSubscription, map[string]bool) {
 	oldShare := rng.IntN(4) // 0: a fresh group
 	var prev []MemberSubscription
 	wasThere := map[string]bool{}
-	for i, m := range members {
+	for _, m := range members {
 		if oldShare > 0 && rng.IntN(4) < oldShare+1 {
 			p := m
 			if rng.IntN(10) == 0 {
-				p.Topics = subscribe() // subscription changed since
+				p.Topics = sub.subscribe() // subscription changed since
 			}
 			prev = append(prev, p)
-			wasThere[current[i]] = true
+			wasThere[m.MemberID] = true
 		}
 	}
 	if len(prev) > 0 {
 		for _, id := range departed {
-			prev = append(prev, MemberSubscription{MemberID: id, Topics: subscribe(), Generation: -1})
+			prev = append(prev, MemberSubscription{MemberID: id, Topics: sub.subscribe(), Generation: -1})
 		}
 	}
-	if len(prev) == 0 {
-		return members, topics
-	}
-	var plan map[string][]TopicPartition
+	return prev, wasThere
+}
+
+// previousDiffPlan is the previous round's plan: Range's, RoundRobin's,
+// CooperativeSticky's, or anything (randomDiffPlan).
+func previousDiffPlan(rng *rand.Rand, prev []MemberSubscription, before map[string]int) map[string][]TopicPartition {
 	switch rng.IntN(4) {
 	case 0:
-		plan = Range.Assign(prev, before)
+		return Range.Assign(prev, before)
 	case 1:
-		plan = RoundRobin.Assign(prev, before)
+		return RoundRobin.Assign(prev, before)
 	case 2:
-		plan = CooperativeSticky.Assign(prev, before)
-	default: // anything: each partition to a random subscriber, or to nobody
-		plan = map[string][]TopicPartition{}
-		beforeNames := make([]string, 0, len(before))
-		for t := range before {
-			beforeNames = append(beforeNames, t)
-		}
-		sort.Strings(beforeNames)
-		for _, t := range beforeNames {
-			n := before[t]
-			var subs []string
-			for _, p := range prev {
-				if slices.Contains(p.Topics, t) {
-					subs = append(subs, p.MemberID)
-				}
+		return CooperativeSticky.Assign(prev, before)
+	}
+	return randomDiffPlan(rng, prev, before)
+}
+
+// randomDiffPlan gives each partition to a random subscriber, or to nobody.
+func randomDiffPlan(rng *rand.Rand, prev []MemberSubscription, before map[string]int) map[string][]TopicPartition {
+	plan := map[string][]TopicPartition{}
+	beforeNames := make([]string, 0, len(before))
+	for t := range before {
+		beforeNames = append(beforeNames, t)
+	}
+	sort.Strings(beforeNames)
+	for _, t := range beforeNames {
+		var subs []string
+		for _, p := range prev {
+			if slices.Contains(p.Topics, t) {
+				subs = append(subs, p.MemberID)
 			}
-			for p := range n {
-				if len(subs) > 0 && rng.IntN(5) > 0 {
-					id := subs[rng.IntN(len(subs))]
-					plan[id] = append(plan[id], TopicPartition{Topic: t, Partition: p})
-				}
+		}
+		for p := range before[t] {
+			if len(subs) > 0 && rng.IntN(5) > 0 {
+				id := subs[rng.IntN(len(subs))]
+				plan[id] = append(plan[id], TopicPartition{Topic: t, Partition: p})
 			}
 		}
 	}
+	return plan
+}
+
+// claimPreviousPlan: the members that were there claim their part of plan
+// at the last generation (or an older one, having missed the last
+// rebalance); now and then a partition is claimed twice.
+func claimPreviousPlan(rng *rand.Rand, members []MemberSubscription, wasThere map[string]bool, plan map[string][]TopicPartition) {
 	gen := 2 + rng.IntN(20)
-	byID := map[string]int{}
-	for i, m := range members {
-		byID[m.MemberID] = i
-	}
 	for i := range members {
 		m := &members[i]
 		if !wasThere[m.MemberID] {
@@ -434,7 +470,6 @@ func randomDiffGroup(rng *rand.Rand) ([]MemberSubscription, map[string]int) {
 			m.Generation = gen - 1 - rng.IntN(2) // missed the last rebalance
 		}
 	}
-	// Now and then a partition claimed twice.
 	if rng.IntN(8) == 0 && len(members) > 1 {
 		a, b := &members[rng.IntN(len(members))], &members[rng.IntN(len(members))]
 		if a != b && len(b.Owned) > 0 && a.Generation >= 0 {
@@ -445,7 +480,6 @@ func randomDiffGroup(rng *rand.Rand) ([]MemberSubscription, map[string]int) {
 		SortPartitions(members[i].Owned)
 		members[i].Owned = slices.Compact(members[i].Owned)
 	}
-	return members, topics
 }
 
 // ---------------------------------------------------------------------------
