@@ -60,7 +60,6 @@ var overBudget = map[string]int{
 	"settled_test.go referenceComputeSettled":                             33,
 	"modern/target_assignment_ref_test.go referenceBuildTargetAssignment": 34,
 	"sticky_page_rule_test.go pageStickyRule":                             38,
-	"server_differential_test.go TestDifferentialReconcileMember":         39,
 }
 
 // TestCyclomaticComplexity fails when a function of kgviz/ (tests too)

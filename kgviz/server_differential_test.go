@@ -760,151 +760,183 @@ func TestDifferentialReconcileMember(t *testing.T) {
 	h := serverHarness(t)
 	n := diffCount(t)
 	rng := rand.New(rand.NewPCG(diffSeed(t), 0xcab))
-	topics := []TopicID{TopicIDFor("orders"), TopicIDFor("payments"), TopicIDFor("t2")}
-	randomSet := func() Assignment {
-		set := map[TopicID][]int{}
-		for _, id := range topics {
-			for p := range 6 {
-				if rng.IntN(3) == 0 {
-					set[id] = append(set[id], p)
-				}
-			}
-		}
-		return sortedAssignment(set)
-	}
-	type input struct {
-		m    MemberAssignmentState
-		r    Reconciliation
-		held map[string]int
-		want MemberAssignmentState
-	}
-	states := []MemberState{MemberStable, MemberUnrevokedPartitions, MemberUnreleasedPartitions}
-	var inputs []input
+	var inputs []reconcileInput
 	var lines [][]byte
 	for i := range n {
-		epoch := rng.IntN(5)
-		m := MemberAssignmentState{State: states[rng.IntN(3)], MemberEpoch: epoch, PreviousMemberEpoch: epoch - 1 - rng.IntN(2),
-			AssignedPartitions: randomSet(), PartitionsPendingRevocation: Assignment{}}
-		if m.State == MemberUnrevokedPartitions || rng.IntN(4) == 0 {
-			m.PartitionsPendingRevocation = randomSet()
-		}
-		// The target: random, the same, more, or less than what it has.
-		target := randomSet()
-		switch rng.IntN(4) {
-		case 1:
-			target = m.AssignedPartitions
-		case 2:
-			set := partitionSet(m.AssignedPartitions)
-			for _, tp := range target {
-				for _, p := range tp.Partitions {
-					if set[tp.TopicID] == nil {
-						set[tp.TopicID] = map[int]bool{}
-					}
-					set[tp.TopicID][p] = true
-				}
-			}
-			target = fromSet(set)
-		case 3:
-			set := partitionSet(m.AssignedPartitions)
-			for _, ps := range set {
-				for p := range ps {
-					if rng.IntN(2) == 0 {
-						delete(ps, p)
-					}
-				}
-			}
-			target = fromSet(set)
-		}
-		held := map[string]int{}
-		var heldJSON []any
-		for _, id := range topics {
-			for p := range 6 {
-				if rng.IntN(8) == 0 {
-					e := rng.IntN(6)
-					held[fmt.Sprintf("%s-%d", id, p)] = e
-					heldJSON = append(heldJSON, []any{id.String(), p, e})
-				}
-			}
-		}
-		r := Reconciliation{TargetAssignmentEpoch: epoch + rng.IntN(3), TargetAssignment: target,
-			CurrentPartitionEpoch: func(id TopicID, p int) int {
-				if e, ok := held[fmt.Sprintf("%s-%d", id, p)]; ok {
-					return e
-				}
-				return -1
-			}}
-		switch rng.IntN(4) {
-		case 0: // not reported
-		case 1:
-			r.OwnedTopicPartitions = m.AssignedPartitions
-		case 2:
-			r.OwnedTopicPartitions = append(append(Assignment{}, m.AssignedPartitions...), m.PartitionsPendingRevocation...)
-		default:
-			r.OwnedTopicPartitions = randomSet()
-		}
-		got, err := ReconcileMember(m, r)
+		in := randomReconcileInput(rng)
+		got, err := ReconcileMember(in.m, in.r)
 		if err != nil {
 			t.Fatal(err)
 		}
-		inputs = append(inputs, input{m, r, held, got})
-		c := map[string]any{"id": i, "state": m.State.String(), "epoch": m.MemberEpoch, "previous": m.PreviousMemberEpoch,
-			"assigned": assignmentJSON(m.AssignedPartitions), "pending": assignmentJSON(m.PartitionsPendingRevocation),
-			"targetEpoch": r.TargetAssignmentEpoch, "target": assignmentJSON(r.TargetAssignment), "held": heldJSON, "owned": nil}
-		if heldJSON == nil {
-			c["held"] = []any{}
-		}
-		if r.OwnedTopicPartitions != nil {
-			c["owned"] = assignmentJSON(r.OwnedTopicPartitions)
-		}
-		b, err := json.Marshal(c)
-		if err != nil {
-			t.Fatal(err)
-		}
-		lines = append(lines, b)
+		in.want = got
+		inputs = append(inputs, in)
+		lines = append(lines, in.json(t, i))
 	}
 	answers := h.runServer(t, "server-reconcile", lines)
-	differ := map[string]int{}
-	count := map[string]int{}
+	count, differ := map[string]int{}, map[string]int{}
 	for i, raw := range answers {
-		var k struct {
-			State    string            `json:"state"`
-			Epoch    int               `json:"epoch"`
-			Previous int               `json:"previous"`
-			Assigned []json.RawMessage `json:"assigned"`
-			Pending  []json.RawMessage `json:"pending"`
-			Error    string            `json:"error"`
-		}
-		if err := json.Unmarshal(raw, &k); err != nil {
-			t.Fatal(err)
-		}
-		if k.Error != "" {
-			t.Fatalf("input %d: Kafka: %s", i, k.Error)
-		}
-		parse := func(list []json.RawMessage) Assignment {
-			raw, _ := json.Marshal([]any{"m", list})
-			_, a := parseRecord(t, raw)
-			return a
-		}
-		want := inputs[i].want
-		key := inputs[i].m.State.String() + " -> " + k.State
+		key := inputs[i].m.State.String() + " -> "
+		k, same := inputs[i].sameAsKafka(t, i, raw)
+		key += k
 		count[key]++
-		same := k.State == want.State.String() && k.Epoch == want.MemberEpoch && k.Previous == want.PreviousMemberEpoch &&
-			parse(k.Assigned).Equal(want.AssignedPartitions) && parse(k.Pending).Equal(want.PartitionsPendingRevocation) &&
-			len(parse(k.Assigned)) == len(want.AssignedPartitions) && len(parse(k.Pending)) == len(want.PartitionsPendingRevocation)
 		if !same {
 			differ[key]++
 			if differ[key] <= 2 {
-				t.Errorf("input %d (%s): Kafka %s, ours %+v", i, key, raw, want)
+				t.Errorf("input %d (%s): Kafka %s, ours %+v", i, key, raw, inputs[i].want)
 			}
 		}
 	}
-	keys := slices.Sorted(maps.Keys(count))
 	total := 0
-	for _, k := range keys {
+	for _, k := range slices.Sorted(maps.Keys(count)) {
 		t.Logf("%-50s %5d inputs, %d differ", k, count[k], differ[k])
 		total += differ[k]
 	}
 	t.Logf("ReconcileMember: %d of %d inputs differ from Kafka's CurrentAssignmentBuilder", total, len(inputs))
+}
+
+// reconcileInput is one random ReconcileMember input and kgviz's answer.
+type reconcileInput struct {
+	m        MemberAssignmentState
+	r        Reconciliation
+	heldJSON []any // [topic id, partition, epoch] of partitions held by other members
+	want     MemberAssignmentState
+}
+
+var reconcileTopics = []TopicID{TopicIDFor("orders"), TopicIDFor("payments"), TopicIDFor("t2")}
+
+// randomReconcileAssignment: each of partitions 0-5 of the three topics
+// with probability 1/3.
+func randomReconcileAssignment(rng *rand.Rand) Assignment {
+	set := map[TopicID][]int{}
+	for _, id := range reconcileTopics {
+		for p := range 6 {
+			if rng.IntN(3) == 0 {
+				set[id] = append(set[id], p)
+			}
+		}
+	}
+	return sortedAssignment(set)
+}
+
+// randomReconcileInput: a member in any state, its target, the partitions
+// other members still hold (by epoch) and what it reports to own.
+func randomReconcileInput(rng *rand.Rand) reconcileInput {
+	states := []MemberState{MemberStable, MemberUnrevokedPartitions, MemberUnreleasedPartitions}
+	epoch := rng.IntN(5)
+	m := MemberAssignmentState{State: states[rng.IntN(3)], MemberEpoch: epoch, PreviousMemberEpoch: epoch - 1 - rng.IntN(2),
+		AssignedPartitions: randomReconcileAssignment(rng), PartitionsPendingRevocation: Assignment{}}
+	if m.State == MemberUnrevokedPartitions || rng.IntN(4) == 0 {
+		m.PartitionsPendingRevocation = randomReconcileAssignment(rng)
+	}
+	target := randomReconcileTarget(rng, m.AssignedPartitions)
+	held := map[string]int{}
+	var heldJSON []any
+	for _, id := range reconcileTopics {
+		for p := range 6 {
+			if rng.IntN(8) == 0 {
+				e := rng.IntN(6)
+				held[fmt.Sprintf("%s-%d", id, p)] = e
+				heldJSON = append(heldJSON, []any{id.String(), p, e})
+			}
+		}
+	}
+	r := Reconciliation{TargetAssignmentEpoch: epoch + rng.IntN(3), TargetAssignment: target,
+		CurrentPartitionEpoch: func(id TopicID, p int) int {
+			if e, ok := held[fmt.Sprintf("%s-%d", id, p)]; ok {
+				return e
+			}
+			return -1
+		}}
+	switch rng.IntN(4) {
+	case 0: // not reported
+	case 1:
+		r.OwnedTopicPartitions = m.AssignedPartitions
+	case 2:
+		r.OwnedTopicPartitions = append(append(Assignment{}, m.AssignedPartitions...), m.PartitionsPendingRevocation...)
+	default:
+		r.OwnedTopicPartitions = randomReconcileAssignment(rng)
+	}
+	return reconcileInput{m: m, r: r, heldJSON: heldJSON}
+}
+
+// randomReconcileTarget: random, the same as assigned, more, or less.
+func randomReconcileTarget(rng *rand.Rand, assigned Assignment) Assignment {
+	target := randomReconcileAssignment(rng)
+	switch rng.IntN(4) {
+	case 1:
+		return assigned
+	case 2:
+		set := partitionSet(assigned)
+		for _, tp := range target {
+			for _, p := range tp.Partitions {
+				if set[tp.TopicID] == nil {
+					set[tp.TopicID] = map[int]bool{}
+				}
+				set[tp.TopicID][p] = true
+			}
+		}
+		return fromSet(set)
+	case 3: // in assigned's order, so that a seed replays (not a map's)
+		set := partitionSet(assigned)
+		for _, tp := range assigned {
+			for _, p := range tp.Partitions {
+				if rng.IntN(2) == 0 {
+					delete(set[tp.TopicID], p)
+				}
+			}
+		}
+		return fromSet(set)
+	}
+	return target
+}
+
+// json is the input line of the harness's server-reconcile.
+func (in reconcileInput) json(t *testing.T, id int) []byte {
+	m, r := in.m, in.r
+	c := map[string]any{"id": id, "state": m.State.String(), "epoch": m.MemberEpoch, "previous": m.PreviousMemberEpoch,
+		"assigned": assignmentJSON(m.AssignedPartitions), "pending": assignmentJSON(m.PartitionsPendingRevocation),
+		"targetEpoch": r.TargetAssignmentEpoch, "target": assignmentJSON(r.TargetAssignment), "held": in.heldJSON, "owned": nil}
+	if in.heldJSON == nil {
+		c["held"] = []any{}
+	}
+	if r.OwnedTopicPartitions != nil {
+		c["owned"] = assignmentJSON(r.OwnedTopicPartitions)
+	}
+	b, err := json.Marshal(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return b
+}
+
+// sameAsKafka reads Kafka's answer: the state it went to, and whether
+// state, epochs and both assignments equal kgviz's.
+func (in reconcileInput) sameAsKafka(t *testing.T, i int, raw []byte) (state string, same bool) {
+	var k struct {
+		State    string            `json:"state"`
+		Epoch    int               `json:"epoch"`
+		Previous int               `json:"previous"`
+		Assigned []json.RawMessage `json:"assigned"`
+		Pending  []json.RawMessage `json:"pending"`
+		Error    string            `json:"error"`
+	}
+	if err := json.Unmarshal(raw, &k); err != nil {
+		t.Fatal(err)
+	}
+	if k.Error != "" {
+		t.Fatalf("input %d: Kafka: %s", i, k.Error)
+	}
+	parse := func(list []json.RawMessage) Assignment {
+		raw, _ := json.Marshal([]any{"m", list})
+		_, a := parseRecord(t, raw)
+		return a
+	}
+	want := in.want
+	assigned, pending := parse(k.Assigned), parse(k.Pending)
+	same = k.State == want.State.String() && k.Epoch == want.MemberEpoch && k.Previous == want.PreviousMemberEpoch &&
+		assigned.Equal(want.AssignedPartitions) && pending.Equal(want.PartitionsPendingRevocation) &&
+		len(assigned) == len(want.AssignedPartitions) && len(pending) == len(want.PartitionsPendingRevocation)
+	return k.State, same
 }
 
 func fromSet(set map[TopicID]map[int]bool) Assignment {
