@@ -41,35 +41,65 @@ var pageSticky = NewAssignor("page-sticky", Cooperative, pageStickyRule)
 
 // pageStickyRule is the page's rule; see above.
 func pageStickyRule(members []MemberSubscription, topics map[string]int) map[string][]TopicPartition {
-	byID := map[string]MemberSubscription{}
-	var ids []string
+	r := newPageRule(members, topics)
+	r.keepOwned()     // step 1
+	r.giveUnowned()   // step 2
+	for r.moveOne() { // step 3
+	}
+	return r.plan()
+}
+
+// pageRule is the page's rule at work: the members by id (the first of a
+// repeated id), and who owns each partition so far.
+type pageRule struct {
+	byID   map[string]MemberSubscription
+	ids    []string // sorted
+	topics map[string]int
+	owner  map[TopicPartition]string
+}
+
+func newPageRule(members []MemberSubscription, topics map[string]int) *pageRule {
+	r := &pageRule{byID: map[string]MemberSubscription{}, topics: topics, owner: map[TopicPartition]string{}}
 	for _, m := range members {
-		if _, dup := byID[m.MemberID]; !dup {
-			byID[m.MemberID] = m
-			ids = append(ids, m.MemberID)
+		if _, dup := r.byID[m.MemberID]; !dup {
+			r.byID[m.MemberID] = m
+			r.ids = append(r.ids, m.MemberID)
 		}
 	}
-	sort.Strings(ids)
-	subscribed := func(id, topic string) bool { return slices.Contains(byID[id].Topics, topic) }
-	exists := func(p TopicPartition) bool { return p.Partition >= 0 && p.Partition < topics[p.Topic] }
+	sort.Strings(r.ids)
+	return r
+}
 
-	// Step 1.
-	type claim struct {
-		id  string
-		gen int
-	}
-	claims := map[TopicPartition][]claim{}
-	for _, id := range ids {
-		m := byID[id]
+func (r *pageRule) subscribed(id, topic string) bool {
+	return slices.Contains(r.byID[id].Topics, topic)
+}
+
+func (r *pageRule) exists(p TopicPartition) bool {
+	return p.Partition >= 0 && p.Partition < r.topics[p.Topic]
+}
+
+// pageClaim is one member's claim of a partition, at its generation.
+type pageClaim struct {
+	id  string
+	gen int
+}
+
+// keepOwned is step 1: each member keeps what it owns, unless the
+// partition is gone, of a topic it left, or claimed by another at the same
+// or a higher generation.
+func (r *pageRule) keepOwned() {
+	claims := map[TopicPartition][]pageClaim{}
+	for _, id := range r.ids {
+		m := r.byID[id]
 		for _, p := range m.Owned {
-			if exists(p) && subscribed(id, p.Topic) && !slices.Contains(claims[p], claim{id, m.Generation}) {
-				claims[p] = append(claims[p], claim{id, m.Generation})
+			c := pageClaim{id, m.Generation}
+			if r.exists(p) && r.subscribed(id, p.Topic) && !slices.Contains(claims[p], c) {
+				claims[p] = append(claims[p], c)
 			}
 		}
 	}
-	owner := map[TopicPartition]string{}
 	for p, cs := range claims {
-		best := slices.MaxFunc(cs, func(a, b claim) int { return a.gen - b.gen })
+		best := slices.MaxFunc(cs, func(a, b pageClaim) int { return a.gen - b.gen })
 		n := 0
 		for _, c := range cs {
 			if c.gen == best.gen {
@@ -77,80 +107,85 @@ func pageStickyRule(members []MemberSubscription, topics map[string]int) map[str
 			}
 		}
 		if n == 1 {
-			owner[p] = best.id
+			r.owner[p] = best.id
 		}
 	}
+}
+
+// count is how many partitions id owns.
+func (r *pageRule) count(id string) int {
+	n := 0
+	for _, o := range r.owner {
+		if o == id {
+			n++
+		}
+	}
+	return n
+}
+
+// fewest returns the subscriber of topic, other than except, with the
+// fewest partitions (ties: lower id).
+func (r *pageRule) fewest(topic, except string) string {
+	best := ""
+	for _, id := range r.ids {
+		if id != except && r.subscribed(id, topic) && (best == "" || r.count(id) < r.count(best)) {
+			best = id
+		}
+	}
+	return best
+}
+
+// giveUnowned is step 2: every partition some member subscribes to and
+// nobody keeps, in order, to the subscriber with the fewest.
+func (r *pageRule) giveUnowned() {
 	var all []TopicPartition
-	for topic, n := range topics {
+	for topic, n := range r.topics {
 		for p := range n {
-			tp := TopicPartition{Topic: topic, Partition: p}
-			for _, id := range ids {
-				if subscribed(id, topic) {
-					all = append(all, tp)
-					break
-				}
+			if slices.ContainsFunc(r.ids, func(id string) bool { return r.subscribed(id, topic) }) {
+				all = append(all, TopicPartition{Topic: topic, Partition: p})
 			}
 		}
 	}
 	SortPartitions(all)
-	count := func(id string) int {
-		n := 0
-		for _, o := range owner {
-			if o == id {
-				n++
-			}
-		}
-		return n
-	}
-	// fewest returns the subscriber of topic, other than except, with the
-	// fewest partitions (ties: lower id).
-	fewest := func(topic, except string) string {
-		best := ""
-		for _, id := range ids {
-			if id != except && subscribed(id, topic) && (best == "" || count(id) < count(best)) {
-				best = id
-			}
-		}
-		return best
-	}
-	// Step 2.
 	for _, p := range all {
-		if _, ok := owner[p]; !ok {
-			owner[p] = fewest(p.Topic, "")
+		if _, ok := r.owner[p]; !ok {
+			r.owner[p] = r.fewest(p.Topic, "")
 		}
 	}
-	// Step 3.
-	for {
-		givers := append([]string{}, ids...)
-		sort.SliceStable(givers, func(i, j int) bool { return count(givers[i]) > count(givers[j]) })
-		moved := false
-		for _, g := range givers {
-			var mine []TopicPartition
-			for p, o := range owner {
-				if o == g {
-					mine = append(mine, p)
-				}
-			}
-			SortPartitions(mine)
-			for i := len(mine) - 1; i >= 0 && !moved; i-- {
-				if r := fewest(mine[i].Topic, g); r != "" && count(r) <= count(g)-2 {
-					owner[mine[i]] = r
-					moved = true
-				}
-			}
-			if moved {
-				break
+}
+
+// moveOne is one move of step 3: the member with the most partitions (ties:
+// lower id) that has a movable one gives its last movable partition to that
+// topic's subscriber with the fewest, at least two fewer. It reports
+// whether a partition moved.
+func (r *pageRule) moveOne() bool {
+	givers := append([]string{}, r.ids...)
+	sort.SliceStable(givers, func(i, j int) bool { return r.count(givers[i]) > r.count(givers[j]) })
+	for _, g := range givers {
+		var mine []TopicPartition
+		for p, o := range r.owner {
+			if o == g {
+				mine = append(mine, p)
 			}
 		}
-		if !moved {
-			break
+		SortPartitions(mine)
+		for i := len(mine) - 1; i >= 0; i-- {
+			if to := r.fewest(mine[i].Topic, g); to != "" && r.count(to) <= r.count(g)-2 {
+				r.owner[mine[i]] = to
+				return true
+			}
 		}
 	}
+	return false
+}
+
+// plan is the owners as a plan: every member, with no partition too.
+func (r *pageRule) plan() map[string][]TopicPartition {
 	out := map[string][]TopicPartition{}
-	for _, id := range ids {
+	for _, id := range r.ids {
 		out[id] = []TopicPartition{}
 	}
-	for p, o := range owner {
+	for p, o := range r.owner {
 		out[o] = append(out[o], p)
 	}
 	return sortedPlan(out)
