@@ -630,7 +630,6 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 	g.sc = sc
 	g.subs = grow(&sc.subs, len(gs.Members))
 	g.current = grow(&sc.current, len(gs.Members))
-	current := grow(&sc.slab, len(gs.Members)) // one allocation for all members, if any
 	instances := map[string]string{}
 	subCache := newSubCache(img)
 	owner := map[TopicID][]int32{}
@@ -665,8 +664,7 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 		if err := markOwners(gs.Members, i, img, sc, owner, numPartitions); err != nil {
 			return fail("%s", err)
 		}
-		current[i] = jAssignment{record: m.Assignment}
-		g.current[i] = &current[i]
+		g.current[i] = &jAssignment{record: m.Assignment}
 	}
 	if g.typ == Homogeneous {
 		for i := 1; i < len(g.subs); i++ {

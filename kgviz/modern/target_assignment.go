@@ -328,7 +328,6 @@ type scratch struct {
 	specOf  []*targetEntry
 	subs    []*memberSub
 	current []*jAssignment
-	slab    []jAssignment
 	owners  map[TopicID][]int32
 	specs   javautil.HashMap[string] // memberSpecs, reset after each call
 	order   []string                 // its iteration order
@@ -389,7 +388,6 @@ func (sc *scratch) release() {
 	clear(sc.specOf)
 	clear(sc.subs)
 	clear(sc.current)
-	clear(sc.slab)
 	sc.specs.Reset()
 	clear(sc.order)
 	clear(sc.results)
