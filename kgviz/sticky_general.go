@@ -55,6 +55,10 @@ type stickyPair struct{ src, dst int32 }
 
 type stickyPairKey struct{ t, src, dst int32 }
 
+// general is GeneralAssignmentBuilder.build(): prepopulateCurrentAssignments,
+// assignOwnedPartitions, getUnassignedPartitions, the TreeSet filled, then
+// balance; the cooperative assignor then computes the partitions that
+// transfer ownership (transfers).
 func (g *stickyGroup) general() *stickyOutcome {
 	r := newGeneralRun(g)
 	r.prepopulateCurrentAssignments()
