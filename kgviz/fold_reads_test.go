@@ -5,6 +5,7 @@ import (
 	"testing"
 
 	"github.com/kgviz/kgviz/kgviz"
+	"github.com/kgviz/kgviz/kgviz/broker"
 
 	"github.com/stretchr/testify/require"
 )
@@ -30,6 +31,13 @@ func TestFoldAnswersWhatTheBrokerHolds(t *testing.T) {
 			live = g.GroupEpoch()
 		}
 		require.Equal(t, live, w.Generation(), "%s: generation", pw.name)
+		state := kgviz.GroupEmpty
+		if g := b.Groups().Classic("billing"); g != nil {
+			state = g.State()
+		} else if g := b.Groups().Consumer("billing"); g != nil {
+			state = g.State()
+		}
+		require.Equal(t, state, w.GroupState(), "%s: group state", pw.name)
 		tps, short := w.InputPartitions()
 		for i, tp := range tps {
 			want := -1
@@ -39,6 +47,28 @@ func TestFoldAnswersWhatTheBrokerHolds(t *testing.T) {
 			got, err := w.Committed(short[i])
 			require.NoError(t, err)
 			require.Equal(t, want, got, "%s: committed %s", pw.name, short[i])
+		}
+		// World.Log, replayed from the appends and markers, is every
+		// partition's log as the broker holds it.
+		logs := map[kgviz.TopicPartition]*broker.Log{}
+		for _, tp := range tps {
+			logs[tp] = b.Partition(tp)
+		}
+		logs[kgviz.TopicPartition{Topic: "invoices", Partition: 0}] = inv
+		if l := b.Groups().OffsetsLog("billing"); l != nil {
+			logs[l.TopicPartition()] = l
+		}
+		for p, l := range b.TransactionStateLogs() {
+			logs[kgviz.TopicPartition{Topic: "__transaction_state", Partition: p}] = l
+		}
+		for tp, l := range logs {
+			got, err := w.Log(tp.Topic, tp.Partition)
+			require.NoError(t, err)
+			want := l.Records()
+			if len(want) == 0 {
+				want = nil
+			}
+			require.Equal(t, want, got, "%s: Log(%q, %d)", pw.name, tp.Topic, tp.Partition)
 		}
 	}
 }

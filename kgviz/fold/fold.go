@@ -99,6 +99,18 @@ func (f *Fold) Generations() []GenerationChange {
 	return out
 }
 
+// GroupState is the group coordinator's state of the group as last
+// recorded (EvGroupState), Empty before any.
+func (f *Fold) GroupState() kafka.GroupState {
+	s := kafka.GroupEmpty
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvGroupState {
+			s = e.GroupState
+		}
+	}
+	return s
+}
+
 // GroupEpochs reports whether the group's number is a KIP-848 group epoch
 // rather than a classic generation: the group is a consumer group of the
 // consumer protocol (a member epoch changed, EvMemberEpoch, or the group was

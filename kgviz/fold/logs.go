@@ -26,6 +26,7 @@ type Cell struct {
 	Record  string
 	PID     int64
 	Epoch   int
+	Seq     int // a produce batch's sequence number (with a PID)
 	Txn     bool
 	Marker  kafka.ControlType // COMMIT or ABORT for control records
 	State   CellState
@@ -95,13 +96,14 @@ func (f *Fold) cells(name string) []Cell {
 		}
 		switch e.Type {
 		case event.EvAppend:
-			c := Cell{Offset: e.Offset, Record: e.Record, PID: e.PID, Epoch: e.Epoch, Txn: e.Transactional, State: CellWritten, Tick: e.Tick}
+			c := Cell{Offset: e.Offset, Record: e.Record, PID: e.PID, Epoch: e.Epoch, Seq: e.Sequence, Txn: e.Transactional, State: CellWritten, Tick: e.Tick}
 			if c.Txn {
 				c.State = CellOpen
 			}
 			cells = append(cells, c)
 		case event.EvMarker:
-			cells = append(cells, Cell{Offset: e.Offset, Record: string(e.Control), PID: e.PID, Epoch: e.Epoch, Marker: e.Control, State: CellMarker, Tick: e.Tick})
+			// a control record is written in a transactional batch (Txn), as Kafka's
+			cells = append(cells, Cell{Offset: e.Offset, Record: string(e.Control), PID: e.PID, Epoch: e.Epoch, Txn: true, Marker: e.Control, State: CellMarker, Tick: e.Tick})
 			decide(cells, e)
 		}
 	}
