@@ -38,6 +38,11 @@ func TestFoldAnswersWhatTheBrokerHolds(t *testing.T) {
 			state = g.State()
 		}
 		require.Equal(t, state, w.GroupState(), "%s: group state", pw.name)
+		leader := ""
+		if g := b.Groups().Classic("billing"); g != nil {
+			leader = g.MemberClientID(g.Leader())
+		}
+		require.Equal(t, leader, w.Leader(), "%s: leader", pw.name)
 		tps, short := w.InputPartitions()
 		for i, tp := range tps {
 			want := -1
@@ -70,5 +75,39 @@ func TestFoldAnswersWhatTheBrokerHolds(t *testing.T) {
 			}
 			require.Equal(t, want, got, "%s: Log(%q, %d)", pw.name, tp.Topic, tp.Partition)
 		}
+	}
+}
+
+// TestLeaderAndGroupStateAtEveryTick: World.Leader and World.GroupState,
+// folded from the events, say what the coordinator holds at every tick of
+// a leader's crash (removed on session timeout, a new one elected) and of
+// a static leader's restart (its new member id replaces it as leader).
+func TestLeaderAndGroupStateAtEveryTick(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		opts []kgviz.Option
+		act  func(w *kgviz.World)
+	}{
+		{"leader crashes", nil, func(w *kgviz.World) { w.Crash("C1") }},
+		{"static leader restarts", []kgviz.Option{kgviz.Static()}, func(w *kgviz.World) { w.Restart("C1") }},
+		{"leader closes", nil, func(w *kgviz.World) { w.Close("C1") }},
+		// C3 takes over the leader's group.instance.id: the leader is C3 now
+		{"leader's instance id taken", []kgviz.Option{kgviz.WithInstanceID("i1")}, func(w *kgviz.World) {
+			w.AddMember("C3", kgviz.WithInstanceID("i1"))
+		}},
+	} {
+		w := kgviz.NewWorld().AddMember("C1", tc.opts...).RunUntil(kgviz.Stable()).AddMember("C2").RunUntil(kgviz.Stable())
+		require.Equal(t, "C1", w.Leader(), tc.name)
+		tc.act(w)
+		leaders := map[string]bool{}
+		for range 80 {
+			w.RunFor(1)
+			require.NoError(t, w.Err())
+			g := w.BrokerState().Groups().Classic("billing")
+			require.Equal(t, g.MemberClientID(g.Leader()), w.Leader(), "%s: leader at tick %d", tc.name, w.Now())
+			require.Equal(t, g.State(), w.GroupState(), "%s: group state at tick %d", tc.name, w.Now())
+			leaders[w.Leader()+" "+g.Leader()] = true
+		}
+		require.Greater(t, len(leaders), 1, "%s: the leader changed", tc.name)
 	}
 }

@@ -673,13 +673,9 @@ func (w *World) liveGeneration() int {
 // Assigning, Reconciling or Stable (the last one it recorded, fold.GroupState).
 func (w *World) GroupState() GroupState { return w.Fold().GroupState() }
 
-// Leader returns the name of the group leader's member ("" if none).
-func (w *World) Leader() string {
-	if g := w.group(); g != nil {
-		return g.MemberClientID(g.Leader())
-	}
-	return ""
-}
+// Leader returns the name of the group leader's member ("" if none), as the
+// coordinator's events say (fold.Leader).
+func (w *World) Leader() string { return w.Fold().Leader() }
 
 // Assignment returns, for every running member in the group, the sorted short
 // names of the partitions it owns ("o0", "p1"), as the members see it.
