@@ -74,6 +74,18 @@ func TestFoldAnswersWhatTheBrokerHolds(t *testing.T) {
 				want = nil
 			}
 			require.Equal(t, want, got, "%s: Log(%q, %d)", pw.name, tp.Topic, tp.Partition)
+			if strings.HasPrefix(tp.Topic, "__") {
+				continue
+			}
+			pids := map[int64]bool{0: true, 1001: true}
+			for _, r := range want {
+				pids[r.PID] = true
+			}
+			for pid := range pids {
+				ps, err := w.ProducerState(tp.Topic, tp.Partition, pid)
+				require.NoError(t, err)
+				require.Equal(t, l.ProducerState(pid), ps, "%s: ProducerState(%q, %d, %d)", pw.name, tp.Topic, tp.Partition, pid)
+			}
 		}
 	}
 }

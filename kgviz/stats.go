@@ -83,7 +83,7 @@ func (w *World) Log(topic string, partition int) ([]LogRecord, error) {
 		if partition < 0 || partition >= 50 {
 			return nil, fmt.Errorf("Log(%q, %d): no such partition (%s has partitions 0 to 49)", topic, partition, topic)
 		}
-	case w.topology.index(tp) >= 0, tp == w.invoices, w.deadLetter.Topic != "" && tp == w.deadLetter:
+	case w.producedTo(tp):
 	default:
 		return nil, fmt.Errorf("Log(%q, %d): no such partition", topic, partition)
 	}
