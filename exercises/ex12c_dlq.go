@@ -110,11 +110,10 @@ func checkPoisonCase(id string, opts []kgviz.Option, c poisonCase) *Outcome {
 			return &o
 		}
 	}
+	// the dead-letter partition the member wrote to (its EvDeadLetter names it)
 	var dlq string
-	for _, l := range w.Fold().LogNames() {
-		if l != "invoices-0" && !strings.HasPrefix(l, "__") {
-			dlq = l
-		}
+	if e, ok := w.Fold().FirstOf("", kgviz.EvDeadLetter); ok {
+		dlq = e.Text()
 	}
 	want := make([]string, len(c.offsets))
 	for i, off := range c.offsets {

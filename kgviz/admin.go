@@ -26,12 +26,13 @@ type ActiveProducer struct {
 // producer's open transaction holds the LSO back and since when. An unknown
 // partition is an error that names it (the world is unchanged).
 func (w *World) DescribeProducers(topic string, partition int) ([]ActiveProducer, error) {
-	l := w.broker.Partition(TopicPartition{Topic: topic, Partition: partition})
-	if l == nil {
+	tp := TopicPartition{Topic: topic, Partition: partition}
+	if !w.producedTo(tp) {
 		return nil, fmt.Errorf("DescribeProducers(%q, %d): no such partition (partitions: invoices 0, %s)", topic, partition, w.inputList())
 	}
+	records, _ := w.Log(topic, partition) // folded from the events (World.Log)
 	byPID := map[int64]*ActiveProducer{}
-	for _, r := range l.Records() {
+	for _, r := range records {
 		if r.PID <= 0 {
 			continue
 		}

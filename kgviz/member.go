@@ -2,6 +2,7 @@ package kgviz
 
 import (
 	"github.com/kgviz/kgviz/kgviz/broker"
+	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
 )
@@ -21,9 +22,10 @@ import (
 //	member_commit.go   the commit modes and their answers
 //	producer.go        the producer: idempotence, transactions
 type member struct {
-	h           host      // the world it runs in (member_host.go)
-	brokerName  string    // h.brokerName(), every request's recipient (asked once: one interface call less per heartbeat)
-	t           *topology // what it reads of the world's topics
+	h           host         // the world it runs in (member_host.go)
+	clk         *clock.Clock // h.timers(), the world's clock (member.now)
+	brokerName  string       // h.brokerName(), every request's recipient (asked once: one interface call less per heartbeat)
+	t           *topology    // what it reads of the world's topics
 	name        string
 	incarnation int
 	conn        int    // the network connection of this process
@@ -132,9 +134,9 @@ func (w *World) startProcess(name string, cfg config) *member {
 // connection conn) in host h, not started yet (start).
 func newMember(h host, t *topology, name string, inc, conn int, cfg config) *member {
 	n := len(t.inputTPs)
-	p := &member{h: h, t: t, brokerName: h.brokerName(), name: name, incarnation: inc, conn: conn, cfg: cfg, lifecycle: LifecycleStarting,
+	p := &member{h: h, clk: h.timers(), t: t, brokerName: h.brokerName(), name: name, incarnation: inc, conn: conn, cfg: cfg, lifecycle: LifecycleStarting,
 		positions: newOffsetTable(n), committedPos: newOffsetTable(n), logEnd: newOffsetTable(n), lastProcessed: map[int32]int{},
-		lastPoll: h.now(), lastAuto: h.now(), idleVer: -1, readyVer: -1}
+		lastPoll: h.timers().Now(), lastAuto: h.timers().Now(), idleVer: -1, readyVer: -1}
 	p.protocol = memberProtocol(cfg.assignors)
 	p.mm = newMembership(p)
 	p.producer.init(p)
@@ -168,7 +170,7 @@ func memberProtocol(assignors []Assignor) RebalanceProtocol {
 func (p *member) alive() bool { return p.lifecycle.Alive() }
 
 // now is the current tick.
-func (p *member) now() int { return p.h.now() }
+func (p *member) now() int { return p.clk.Now() }
 
 // memberID is the member id the process refers to in its events: the one its
 // consumer holds, or, once reset, the one its application still believes in.

@@ -14,9 +14,12 @@ import (
 // (member.receive) and ticks (member.tick) alone (member_host_test.go), as
 // etcd raft's tests step one node.
 type host interface {
-	// now is the current tick; timers is the clock that fires the member's
-	// timers (a producer's request timeout and retries).
-	now() int
+	// timers is the world's clock: the current tick (Now) and the member's
+	// timers (a producer's request timeout and retries). The member asks
+	// for it once and reads the tick from it directly (member.now): the
+	// tick is read several times per member and tick, and through an
+	// interface method each read was a call that cannot be inlined
+	// (BenchmarkDemoWorld, docs/performance.md).
 	timers() *clock.Clock
 	// record records the member's event, stamped with the current tick. By
 	// value: a pointer given to an interface's method escapes, and every

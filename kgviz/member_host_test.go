@@ -34,7 +34,6 @@ func newStubHost() *stubHost {
 	return &stubHost{clk: clock.New(), topo: newTopology(defaultConfig().topics)}
 }
 
-func (h *stubHost) now() int             { return h.clk.Now() }
 func (h *stubHost) timers() *clock.Clock { return h.clk }
 func (h *stubHost) brokerName() string   { return Broker }
 func (h *stubHost) record(e event.Event) {

@@ -118,7 +118,7 @@ func (pr *producer) onInitProducerIDResponse(m *broker.InitProducerIDResponse) {
 			p.backoff(PhaseInitProducerID)
 			return
 		}
-		p.h.timers().After(1, "retry InitProducerId "+p.name, func() {
+		p.clk.After(1, "retry InitProducerId "+p.name, func() {
 			if p.alive() {
 				pr.sendInitProducerID()
 			}
@@ -195,7 +195,7 @@ func (pr *producer) transmit(b *batch) {
 	pr.byMsg[id] = b
 	at := b.sentAt + p.cfg.requestTimeout
 	if b.timer == nil {
-		b.timer = p.h.timers().Schedule(at, "request.timeout.ms "+p.name, func() { pr.requestTimedOut(b) })
+		b.timer = p.clk.Schedule(at, "request.timeout.ms "+p.name, func() { pr.requestTimedOut(b) })
 	} else {
 		b.timer.Reset(at)
 	}
@@ -231,7 +231,7 @@ func (pr *producer) onProduceResponse(env broker.Envelope, m *broker.ProduceResp
 		// written; a retriable error, the batch goes again after retry.backoff.ms.
 		b.timer.Stop()
 		p := pr.p
-		p.h.timers().After(1, "retry Produce "+p.name, func() {
+		p.clk.After(1, "retry Produce "+p.name, func() {
 			if p.alive() && !b.acked {
 				pr.transmit(b)
 			}
@@ -285,7 +285,7 @@ func (pr *producer) onAddPartitionsResponse(m *broker.AddPartitionsToTxnResponse
 			pr.addOffsets()
 		}
 	case kafka.CONCURRENT_TRANSACTIONS:
-		p.h.timers().After(1, "retry AddPartitionsToTxn "+p.name, func() {
+		p.clk.After(1, "retry AddPartitionsToTxn "+p.name, func() {
 			if p.alive() {
 				pr.addPartition()
 			}

@@ -30,14 +30,21 @@ const NumBatchesToRetain = broker.NumBatchesToRetain
 const NoProducerEpoch = broker.NoProducerEpoch
 
 // ProducerState returns what the leader of a partition (topic "invoices",
-// or an input topic) keeps for producer id pid. An unknown partition is an
+// or an input topic) keeps for producer id pid, rebuilt from the recorded
+// appends and markers (fold.Fold.ProducerState). An unknown partition is an
 // error that names it.
 func (w *World) ProducerState(topic string, partition int, pid int64) (ProducerStateEntry, error) {
-	l := w.broker.Partition(kafka.TopicPartition{Topic: topic, Partition: partition})
-	if l == nil {
+	tp := kafka.TopicPartition{Topic: topic, Partition: partition}
+	if !w.producedTo(tp) {
 		return ProducerStateEntry{}, fmt.Errorf("ProducerState(%q, %d): no such partition", topic, partition)
 	}
-	return l.ProducerState(pid), nil
+	return w.Fold().ProducerState(tp.String(), pid), nil
+}
+
+// producedTo says whether tp is a partition members produce to or read
+// from: an input partition, invoices-0, the dead-letter partition.
+func (w *World) producedTo(tp TopicPartition) bool {
+	return w.topology.index(tp) >= 0 || tp == w.invoices || w.deadLetter.Topic != "" && tp == w.deadLetter
 }
 
 // PartitionLog is one partition led by the simulated broker, on its own: a

@@ -3,6 +3,7 @@ package kgviz
 import (
 	"fmt"
 
+	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/fold"
 )
 
@@ -69,35 +70,39 @@ func (w *World) LSO() int { return w.Fold().Log(w.invoices.String(), w.cfg.isola
 func (w *World) HighWatermark() int { return w.Fold().Log(w.invoices.String(), w.cfg.isolation).HW }
 
 // Log returns every record of a partition with its state: an input
-// partition ("orders", 2), "invoices" 0, "__consumer_offsets" or
-// "__transaction_state" (any partition number; the group's and the
-// transactional ids' partitions hold the records).
+// partition ("orders", 2), "invoices" 0, the dead-letter topic's partition
+// 0, "__consumer_offsets" or "__transaction_state" (any partition number
+// below 50; the group's and the transactional ids' partitions hold the
+// records). It is replayed from the recorded appends and markers
+// (fold.Fold.Log; the input records' appends are recorded when the world is
+// built), not read from the broker.
 func (w *World) Log(topic string, partition int) ([]LogRecord, error) {
-	switch topic {
-	case "__consumer_offsets":
+	tp := TopicPartition{Topic: topic, Partition: partition}
+	switch {
+	case topic == "__consumer_offsets" || topic == "__transaction_state":
 		if partition < 0 || partition >= 50 {
-			break
+			return nil, fmt.Errorf("Log(%q, %d): no such partition (%s has partitions 0 to 49)", topic, partition, topic)
 		}
-		l := w.broker.Groups().OffsetsLog(GroupID)
-		if l.TopicPartition().Partition == partition {
-			return l.Records(), nil
-		}
-		return nil, nil
-	case "__transaction_state":
-		if partition < 0 || partition >= 50 {
-			break
-		}
-		if l, ok := w.broker.TransactionStateLogs()[partition]; ok {
-			return l.Records(), nil
-		}
-		return nil, nil
+	case w.producedTo(tp):
 	default:
-		if l := w.broker.Partition(TopicPartition{Topic: topic, Partition: partition}); l != nil {
-			return l.Records(), nil
-		}
+		return nil, fmt.Errorf("Log(%q, %d): no such partition", topic, partition)
 	}
-	return nil, fmt.Errorf("Log(%q, %d): no such partition", topic, partition)
+	cells := w.Fold().Log(tp.String(), w.cfg.isolation).Cells
+	if len(cells) == 0 {
+		return nil, nil
+	}
+	out := make([]LogRecord, len(cells))
+	for i, c := range cells {
+		out[i] = LogRecord{Offset: c.Offset, Record: c.Record, State: recordState[c.State], PID: c.PID, Epoch: c.Epoch,
+			Sequence: c.Seq, Transactional: c.Txn, Tick: c.Tick}
+	}
+	return out, nil
 }
+
+// recordState is a LogRecord's state for a fold cell's: a record written
+// without a transaction is committed, as the broker classifies it.
+var recordState = map[fold.CellState]broker.RecordState{fold.CellWritten: broker.StateCommitted, fold.CellCommitted: broker.StateCommitted,
+	fold.CellOpen: broker.StateOpen, fold.CellAborted: broker.StateAborted, fold.CellMarker: broker.StateMarker}
 
 // TransactionStateLog returns every record of __transaction_state, in the order written.
 func (w *World) TransactionStateLog() []string { return fold.Of(w).TransactionStateLog() }

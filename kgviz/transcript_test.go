@@ -300,6 +300,9 @@ func transcript(events kgviz.EventSeq, families map[string]bool, assignments boo
 				continue
 			}
 		case kgviz.EvAppend:
+			if e.Member == "" {
+				continue // the input records, written when the world is built (broker.Preload): not part of the story
+			}
 			if !families[kgviz.FamilyProduce] && !(families[kgviz.FamilyTransactions] && strings.HasPrefix(e.Partition, "__")) {
 				continue
 			}

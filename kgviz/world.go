@@ -10,7 +10,6 @@ import (
 	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/event"
-	"github.com/kgviz/kgviz/kgviz/kafka"
 )
 
 // World is one simulated Kafka cluster: broker B1 with its partitions, the
@@ -671,24 +670,12 @@ func (w *World) liveGeneration() int {
 
 // GroupState returns the group coordinator's state: Empty, PreparingRebalance,
 // CompletingRebalance, Stable or Dead; for a consumer group (KIP-848), Empty,
-// Assigning, Reconciling or Stable.
-func (w *World) GroupState() GroupState {
-	if g := w.group(); g != nil {
-		return g.State()
-	}
-	if g := w.consumerGroup(); g != nil {
-		return g.State()
-	}
-	return kafka.GroupEmpty
-}
+// Assigning, Reconciling or Stable (the last one it recorded, fold.GroupState).
+func (w *World) GroupState() GroupState { return w.Fold().GroupState() }
 
-// Leader returns the name of the group leader's member ("" if none).
-func (w *World) Leader() string {
-	if g := w.group(); g != nil {
-		return g.MemberClientID(g.Leader())
-	}
-	return ""
-}
+// Leader returns the name of the group leader's member ("" if none), as the
+// coordinator's events say (fold.Leader).
+func (w *World) Leader() string { return w.Fold().Leader() }
 
 // Assignment returns, for every running member in the group, the sorted short
 // names of the partitions it owns ("o0", "p1"), as the members see it.

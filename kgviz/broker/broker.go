@@ -173,12 +173,14 @@ func (b *Broker) CreateTopic(topic string, n int) {
 	}
 }
 
-// Preload appends committed records to a partition without recording them
-// (a topic filled before the story starts).
+// Preload appends committed records to a partition, written before the
+// story starts by a producer outside it: each is recorded as an EvAppend
+// without a Member, so that the event log holds every record of every log
+// and fold replays the input partitions too (World.Log reads them there).
 func (b *Broker) Preload(tp kafka.TopicPartition, records ...string) {
 	l := b.logs[tp]
 	for _, r := range records {
-		l.append(Record{Record: r, State: StateCommitted, Tick: b.clock.Now()})
+		b.appendRecord("", l, Record{Record: r, State: StateCommitted})
 	}
 }
 

@@ -99,6 +99,39 @@ func (f *Fold) Generations() []GenerationChange {
 	return out
 }
 
+// GroupState is the group coordinator's state of the group as last
+// recorded (EvGroupState), Empty before any.
+func (f *Fold) GroupState() kafka.GroupState {
+	s := kafka.GroupEmpty
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvGroupState {
+			s = e.GroupState
+		}
+	}
+	return s
+}
+
+// Leader is the classic group's leader as the coordinator holds it: the
+// client id of the last one elected (EvLeader), moved to the static member
+// that replaced it (EvMemberAdded's Replaces), none once it is removed
+// (EvMemberRemoved) or the group is Empty; "" when there is none (a
+// consumer group has none).
+func (f *Fold) Leader() string {
+	var client, id string
+	for _, e := range f.src.Events() {
+		switch {
+		case e.Type == event.EvLeader:
+			client, id = e.Member, e.MemberID
+		case e.Type == event.EvMemberAdded && id != "" && e.Replaces == id:
+			client, id = e.Member, e.MemberID
+		case e.Type == event.EvMemberRemoved && id != "" && e.MemberID == id,
+			e.Type == event.EvGroupState && e.GroupState == kafka.GroupEmpty:
+			client, id = "", ""
+		}
+	}
+	return client
+}
+
 // GroupEpochs reports whether the group's number is a KIP-848 group epoch
 // rather than a classic generation: the group is a consumer group of the
 // consumer protocol (a member epoch changed, EvMemberEpoch, or the group was

@@ -4,6 +4,7 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
 )
@@ -26,6 +27,7 @@ type Cell struct {
 	Record  string
 	PID     int64
 	Epoch   int
+	Seq     int // a produce batch's sequence number (with a PID)
 	Txn     bool
 	Marker  kafka.ControlType // COMMIT or ABORT for control records
 	State   CellState
@@ -95,13 +97,14 @@ func (f *Fold) cells(name string) []Cell {
 		}
 		switch e.Type {
 		case event.EvAppend:
-			c := Cell{Offset: e.Offset, Record: e.Record, PID: e.PID, Epoch: e.Epoch, Txn: e.Transactional, State: CellWritten, Tick: e.Tick}
+			c := Cell{Offset: e.Offset, Record: e.Record, PID: e.PID, Epoch: e.Epoch, Seq: e.Sequence, Txn: e.Transactional, State: CellWritten, Tick: e.Tick}
 			if c.Txn {
 				c.State = CellOpen
 			}
 			cells = append(cells, c)
 		case event.EvMarker:
-			cells = append(cells, Cell{Offset: e.Offset, Record: string(e.Control), PID: e.PID, Epoch: e.Epoch, Marker: e.Control, State: CellMarker, Tick: e.Tick})
+			// a control record is written in a transactional batch (Txn), as Kafka's
+			cells = append(cells, Cell{Offset: e.Offset, Record: string(e.Control), PID: e.PID, Epoch: e.Epoch, Txn: true, Marker: e.Control, State: CellMarker, Tick: e.Tick})
 			decide(cells, e)
 		}
 	}
@@ -177,6 +180,41 @@ func (lg *TopicLog) countCopies() {
 // isolation level.
 func (f *Fold) Invoices() []string {
 	return f.Log(InvoicesLog, f.Isolation()).ReaderView()
+}
+
+// ProducerState is what the leader of a partition (an input or output one:
+// its producer-id records come from Produce requests) keeps for producer
+// id pid, rebuilt from its appends and markers, as Kafka's
+// ProducerStateManager rebuilds it from the log: the epoch of the last
+// batch or of a later marker (NoProducerEpoch if none), and the last
+// NumBatchesToRetain batches of that epoch (a new epoch forgets the older
+// ones, ProducerStateEntry.maybeUpdateProducerEpoch).
+func (f *Fold) ProducerState(name string, pid int64) broker.ProducerStateEntry {
+	out := broker.ProducerStateEntry{ProducerID: pid, ProducerEpoch: broker.NoProducerEpoch, Batches: []broker.BatchMetadata{}}
+	epoch := func(ep int) {
+		if ep != out.ProducerEpoch {
+			out.ProducerEpoch, out.Batches = ep, []broker.BatchMetadata{}
+		}
+	}
+	if pid == 0 {
+		return out // a record without a producer id leaves the leader no state
+	}
+	for _, e := range f.src.Events() {
+		if e.Partition != name || e.PID != pid {
+			continue
+		}
+		switch {
+		case e.Type == event.EvAppend:
+			epoch(e.Epoch)
+			out.Batches = append(out.Batches, broker.BatchMetadata{Sequence: e.Sequence, Offset: e.Offset})
+			if n := len(out.Batches); n > broker.NumBatchesToRetain {
+				out.Batches = out.Batches[n-broker.NumBatchesToRetain:]
+			}
+		case e.Type == event.EvMarker && e.Epoch > out.ProducerEpoch:
+			epoch(e.Epoch)
+		}
+	}
+	return out
 }
 
 // InvoicesLog is the name of the output partition.
