@@ -54,3 +54,33 @@ func TestReconcileDiffMatchesDefinition(t *testing.T) {
 		require.Equal(t, wantAdded, gotAdded, "case %d: added", i)
 	}
 }
+
+// TestAssignmentDiffIsOnJoinCompletesSets: a classic member's SyncGroup
+// answer is applied as Kafka's ConsumerCoordinator.onJoinComplete applies
+// it: revokedPartitions = owned minus assigned (which only a cooperative
+// member still owns: an eager one revoked everything before it joined) and
+// addedPartitions = assigned minus owned; kgviz keeps owned's order for the
+// first and the assignment's for the second (both arrive sorted). With
+// nothing owned, everything assigned is added.
+func TestAssignmentDiffIsOnJoinCompletesSets(t *testing.T) {
+	a0, a1, a2, b0 := TopicPartition{Topic: "a", Partition: 0}, TopicPartition{Topic: "a", Partition: 1},
+		TopicPartition{Topic: "a", Partition: 2}, TopicPartition{Topic: "b", Partition: 0}
+	cases := []struct {
+		name                   string
+		assigned, owned        []TopicPartition
+		wantRevoked, wantAdded []TopicPartition
+	}{
+		{"first assignment (or eager: all revoked before joining)", []TopicPartition{a0, a1}, nil, nil, []TopicPartition{a0, a1}},
+		{"nothing assigned, nothing owned", nil, nil, nil, nil},
+		{"the same assignment again", []TopicPartition{a0, b0}, []TopicPartition{a0, b0}, nil, nil},
+		{"one moves away", []TopicPartition{a0}, []TopicPartition{a0, a1}, []TopicPartition{a1}, nil},
+		{"one more", []TopicPartition{a0, a1, a2}, []TopicPartition{a1}, nil, []TopicPartition{a0, a2}},
+		{"swap", []TopicPartition{a2, b0}, []TopicPartition{a0, a1, a2}, []TopicPartition{a0, a1}, []TopicPartition{b0}},
+		{"everything revoked", nil, []TopicPartition{a0, b0}, []TopicPartition{a0, b0}, nil},
+	}
+	for _, c := range cases {
+		revoked, added := assignmentDiff(c.assigned, c.owned)
+		require.Equal(t, c.wantRevoked, revoked, "%s: revoked", c.name)
+		require.Equal(t, c.wantAdded, added, "%s: added", c.name)
+	}
+}

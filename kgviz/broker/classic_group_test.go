@@ -5,6 +5,7 @@ import (
 
 	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/kafka"
+	"github.com/stretchr/testify/require"
 )
 
 // The classic group coordinator stepped by messages alone: no client, only
@@ -258,5 +259,48 @@ func TestSessionRestartedByOffsetCommitNotBySyncGroup(t *testing.T) {
 				t.Fatalf("still a member at tick %d", tc.removed)
 			}
 		})
+	}
+}
+
+// TestStorePlanGivesEachMemberItsShare: the leader's SyncGroup plan is
+// stored as GroupMetadataManager's classic SyncGroup handling stores it: the
+// assignments by member id, ids that are not members ignored, and every
+// member given its own share or nothing (setAndPropagateAssignment's
+// getOrDefault(memberId, EMPTY_ASSIGNMENT); kgviz's nothing is nil, an empty
+// share too). A member named twice keeps its last share (kgviz's choice: a
+// leader running Kafka's ConsumerCoordinator never names one twice). A share
+// is capped: an append to it cannot write into the leader's request.
+func TestStorePlanGivesEachMemberItsShare(t *testing.T) {
+	tp := func(p int) kafka.TopicPartition { return kafka.TopicPartition{Topic: "orders", Partition: p} }
+	backing := []kafka.TopicPartition{tp(0), tp(1), tp(2), tp(3)}
+	cases := []struct {
+		name string
+		plan []SyncGroupAssignment
+		want map[string][]kafka.TopicPartition
+	}{
+		{"each its own", []SyncGroupAssignment{{"C1-1", backing[:1]}, {"C2-1", backing[1:3]}},
+			map[string][]kafka.TopicPartition{"C1-1": {tp(0)}, "C2-1": {tp(1), tp(2)}}},
+		{"one left out", []SyncGroupAssignment{{"C2-1", backing[:2]}},
+			map[string][]kafka.TopicPartition{"C1-1": nil, "C2-1": {tp(0), tp(1)}}},
+		{"named twice: the last wins", []SyncGroupAssignment{{"C1-1", backing[:1]}, {"C1-1", backing[2:3]}},
+			map[string][]kafka.TopicPartition{"C1-1": {tp(2)}, "C2-1": nil}},
+		{"an id not in the group", []SyncGroupAssignment{{"C9-1", backing[:1]}, {"C1-1", backing[3:]}},
+			map[string][]kafka.TopicPartition{"C1-1": {tp(3)}, "C2-1": nil}},
+		{"empty shares", []SyncGroupAssignment{{"C1-1", backing[:0]}, {"C2-1", nil}},
+			map[string][]kafka.TopicPartition{"C1-1": nil, "C2-1": nil}},
+		{"no plan", nil, map[string][]kafka.TopicPartition{"C1-1": nil, "C2-1": nil}},
+	}
+	for _, c := range cases {
+		g := &ClassicGroup{members: map[string]*classicMember{}}
+		for _, id := range []string{"C2-1", "C1-1"} { // join order
+			m := &classicMember{id: id, assignment: []kafka.TopicPartition{{Topic: "old"}}}
+			g.order, g.inOrder, g.members[id] = append(g.order, id), append(g.inOrder, m), m
+		}
+		g.storePlan(c.plan)
+		for id, want := range c.want {
+			got := g.members[id].assignment
+			require.Equal(t, want, got, "%s: %s", c.name, id)
+			require.Equal(t, len(got), cap(got), "%s: %s capped", c.name, id)
+		}
 	}
 }
