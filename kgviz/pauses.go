@@ -24,8 +24,6 @@ type pauseTracker struct {
 	cand      []int32
 	pausedCh  []pauseChange // the refresh's EvPaused, in order
 	resumedCh []pauseChange // the refresh's EvResumed, in order
-	// reference: a test's refresh, run instead of refreshPauses'
-	reference func(*World)
 }
 
 // pauseChange is one process's partitions (indices) that paused or resumed.
@@ -91,10 +89,6 @@ func newPauseTracker(n int) pauseTracker {
 func (w *World) refreshPauses() {
 	t := &w.pauses
 	if !t.dirty {
-		return
-	}
-	if t.reference != nil {
-		t.reference(w)
 		return
 	}
 	t.dirty = false
