@@ -4,6 +4,7 @@ import (
 	"testing"
 
 	"github.com/stretchr/testify/assert"
+	"github.com/stretchr/testify/require"
 )
 
 // A scenario's steps cut into the stretches that end at each Stable().
@@ -94,26 +95,29 @@ func TestEpochOutcomes(t *testing.T) {
 	assert.False(t, o[keyEpochs("C1")].Info)
 }
 
-// Times compare within the real outcome's tolerance; a missing yes/no outcome is "no".
+// Times compare within the outcome's tolerance (none: exactly); a missing yes/no outcome is "no".
 func TestEqualOutcome(t *testing.T) {
 	sim := Outcome{Key: "k", Value: "6.0", Ticks: true, Num: 6}
 	real := Outcomes{}
-	real.setTicks("k", 5.2, -1.6, 1)
-	assert.True(t, equalOutcome(sim, true, real["k"], "k", real))
-	real.setTicks("k", 4.2, -1.6, 1)
-	assert.False(t, equalOutcome(sim, true, real["k"], "k", real))
+	tol := &Tolerance{Lo: -1.6, Hi: 1}
+	real.setTicks("k", 5.2)
+	assert.True(t, equalOutcome(sim, true, real["k"], "k", real, tol))
+	assert.False(t, equalOutcome(sim, true, real["k"], "k", real, nil), "no tolerance: exactly")
+	real.setTicks("k", 4.2)
+	assert.False(t, equalOutcome(sim, true, real["k"], "k", real, tol))
 	never := Outcome{Key: "k", Value: "never", Ticks: true, Num: -1}
-	real.setTicks("k", -1, 0, 0)
-	assert.True(t, equalOutcome(never, true, real["k"], "k", real))
+	real.setTicks("k", -1)
+	assert.True(t, equalOutcome(never, true, real["k"], "k", real, tol))
 
 	key := keyRejected("OffsetCommit", "UNKNOWN_MEMBER_ID")
-	assert.True(t, equalOutcome(Outcome{}, false, Outcome{}, key, Outcomes{}), "absent on both sides")
+	assert.True(t, equalOutcome(Outcome{}, false, Outcome{}, key, Outcomes{}, nil), "absent on both sides")
 	yes := Outcomes{}
 	yes.set(key, Yes)
-	assert.False(t, equalOutcome(Outcome{}, false, yes[key], key, yes), "refused on the broker only")
+	assert.False(t, equalOutcome(Outcome{}, false, yes[key], key, yes, nil), "refused on the broker only")
 }
 
-// Compare on two runs that disagree: the simulation must match one of them.
+// Compare on two runs that disagree: the simulation must match one of them; a
+// waiver covers a difference only with kgviz's value and Kafka's values named.
 func TestCompareVaryingRuns(t *testing.T) {
 	mk := func(plan string) Outcomes {
 		o := Outcomes{}
@@ -121,13 +125,57 @@ func TestCompareVaryingRuns(t *testing.T) {
 		return o
 	}
 	sim := mk("C4{o1}")
-	known := []Known{{Scenario: "demo03-*", Outcome: "after add C4: *", Doc: "d", Why: "w"}}
-	d := compareOutcomes("demo03-cooperative", sim, []Outcomes{mk("C4{p0}"), mk("C4{o1}")}, known)
+	known := KnownSet{Differences: []Known{{Scenario: "demo03-cooperative", Outcome: "after add C4: assignment", KGViz: "C4{o1}", Kafka: []string{"C4{p0}", "C4{p2}"}, Doc: "d", Why: "w"}}}
+	d := compareOutcomes("demo03-cooperative", sim, []Outcomes{mk("C4{p0}"), mk("C4{o1}")}, known, Options{})
 	assert.Empty(t, d.Diffs)
 	assert.Len(t, d.Varies, 1)
-	d = compareOutcomes("demo03-cooperative", sim, []Outcomes{mk("C4{p0}"), mk("C4{p2}")}, known)
-	assert.Len(t, d.Diffs, 1)
+	d = compareOutcomes("demo03-cooperative", sim, []Outcomes{mk("C4{p0}"), mk("C4{p2}")}, known, Options{})
+	require.Len(t, d.Diffs, 1)
 	assert.NotNil(t, d.Diffs[0].Known)
-	d = compareOutcomes("demo02-range", sim, []Outcomes{mk("C4{p0}")}, known)
-	assert.Len(t, d.Unexplained(), 1)
+	d = compareOutcomes("demo03-cooperative", sim, []Outcomes{mk("C4{p0}"), mk("C4{o2}")}, known, Options{})
+	assert.Len(t, d.Unexplained(), 1, "a Kafka value the waiver does not name")
+	d = compareOutcomes("demo03-cooperative", mk("C4{o0}"), []Outcomes{mk("C4{p0}")}, known, Options{})
+	assert.Len(t, d.Unexplained(), 1, "a kgviz value the waiver does not name")
+	d = compareOutcomes("demo02-range", sim, []Outcomes{mk("C4{p0}")}, known, Options{})
+	assert.Len(t, d.Unexplained(), 1, "another scenario")
+}
+
+// A live run's value is accepted where the recorded runs show Kafka varying
+// and kgviz showing one of the recorded values; nowhere else.
+func TestCompareAgainstRecordedVariants(t *testing.T) {
+	mk := func(gens string) Outcomes {
+		o := Outcomes{}
+		o.set("after add C3: new generations", gens)
+		return o
+	}
+	seen := []Outcomes{mk("2"), mk("3"), mk("2")}
+	d := compareOutcomes("demo03-cooperative", mk("2"), []Outcomes{mk("3")}, KnownSet{}, Options{Seen: seen})
+	assert.Empty(t, d.Diffs)
+	assert.Len(t, d.Varies, 1)
+	d = compareOutcomes("demo03-cooperative", mk("2"), []Outcomes{mk("4")}, KnownSet{}, Options{Seen: seen})
+	assert.Len(t, d.Unexplained(), 1, "4 was never recorded")
+	d = compareOutcomes("demo03-cooperative", mk("2"), []Outcomes{mk("3")}, KnownSet{}, Options{Seen: []Outcomes{mk("3"), mk("3")}})
+	assert.Len(t, d.Unexplained(), 1, "the recordings do not vary: no set to be a member of")
+	d = compareOutcomes("demo03-cooperative", mk("1"), []Outcomes{mk("3")}, KnownSet{}, Options{Seen: seen})
+	assert.Len(t, d.Unexplained(), 1, "kgviz's value is not one Kafka showed")
+}
+
+// A KIP-848 live run whose target assignments replayed exactly through kgviz's
+// assignors on the broker's ids: its plan outcomes follow those ids and are
+// accepted; its epochs and everything else are still compared.
+func TestCompareReplayedKIP848Plans(t *testing.T) {
+	sim, live := Outcomes{}, Outcomes{}
+	sim.set(keyAssignment("add C2"), "C1{o0 o1 o2} C2{p0 p1 p2}")
+	live.set(keyAssignment("add C2"), "C1{p0 p1 p2} C2{o0 o1 o2}")
+	sim.setInt(keyGroupEpoch("add C2"), 2)
+	live.setInt(keyGroupEpoch("add C2"), 2)
+	d := compareOutcomes("kip848-uniform", sim, []Outcomes{live}, KnownSet{}, Options{Replayed: true})
+	assert.Empty(t, d.Diffs)
+	assert.Len(t, d.Varies, 1)
+	d = compareOutcomes("kip848-uniform", sim, []Outcomes{live}, KnownSet{}, Options{})
+	assert.Len(t, d.Unexplained(), 1, "not replayed: the plan is compared")
+	live.setInt(keyGroupEpoch("add C2"), 3)
+	d = compareOutcomes("kip848-uniform", sim, []Outcomes{live}, KnownSet{}, Options{Replayed: true})
+	require.Len(t, d.Unexplained(), 1, "an epoch is no plan")
+	assert.Equal(t, keyGroupEpoch("add C2"), d.Unexplained()[0].Key)
 }

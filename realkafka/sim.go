@@ -142,7 +142,7 @@ func (s *simRun) outcomes() Outcomes {
 		}
 		paused, ticks := meter.Between(int(seg.from), int(seg.to)+1)
 		o.set(keyPaused(seg.label), listString(paused))
-		o.setInfo(keyPauseTicks(seg.label), fmt.Sprintf("%.1f", float64(ticks)))
+		o.setMeter(keyPauseTicks(seg.label), float64(ticks))
 		if strings.HasPrefix(seg.label, "add ") {
 			pausedTotal += len(paused)
 			joins++
@@ -166,7 +166,7 @@ func (s *simRun) outcomes() Outcomes {
 					break
 				}
 			}
-			o.setTicks(keyRemovedAfter(e.Member), removed, 0, 0)
+			o.setTicks(keyRemovedAfter(e.Member), removed)
 		case kgviz.EvClose:
 			// close() runs at the member's next poll: its LeaveGroup (a static member sends none)
 			ran := e.Tick
@@ -187,7 +187,7 @@ func (s *simRun) outcomes() Outcomes {
 					break
 				}
 			}
-			o.setTicks(keyRebalanceAfterClose(e.Member), after, 0, 0)
+			o.setTicks(keyRebalanceAfterClose(e.Member), after)
 		case kgviz.EvPollTimeout:
 			o.set(keyPollTimeout(e.Member), Yes)
 		}
@@ -499,7 +499,7 @@ func (s *simRun) processingOutcomes(o Outcomes, ev []kgviz.Event) {
 		if len(sent) >= 2 {
 			retry = float64(sent[1] - sent[0])
 		}
-		o.setTicks(keyRetryAfter, retry, 0, 0)
+		o.setTicks(keyRetryAfter, retry)
 	}
 	if s.demo == 9 {
 		pids := map[string]map[int64]bool{}
@@ -565,9 +565,15 @@ func simLSOOutcomes(o Outcomes, log []kgviz.LogRecord, restart int) {
 	}
 	held, moved := false, -1
 	if restart >= 0 {
+		for _, m := range log[first:] {
+			if m.State == kgviz.StateMarker && m.Record == "ABORT" && m.PID == log[first].PID && m.Tick >= restart {
+				o.setTicks(keyAbortAfterRestart, float64(m.Tick-restart))
+				break
+			}
+		}
 		for t := restart; t <= last; t++ {
 			if lso, _ := lsoHW(t); lso > first {
-				o.setTicks(keyAbortAfterRestart, float64(t-restart), 0, 0)
+				o.setTicks(keyLSOAfterRestart, float64(t-restart))
 				break
 			}
 		}
@@ -584,7 +590,7 @@ func simLSOOutcomes(o Outcomes, log []kgviz.LogRecord, restart int) {
 	}
 	o.set(keyLSOHeld, map[bool]string{true: Yes, false: No}[held])
 	if moved >= 0 {
-		o.setTicks(keyAbortAfter, float64(moved-log[first].Tick), 0, 0)
+		o.setTicks(keyAbortAfter, float64(moved-log[first].Tick))
 	}
 }
 

@@ -21,10 +21,11 @@ import java.util.regex.Pattern;
  * kgviz's real-broker runner.
  *
  * <pre>
- *   record --out DIR [--tick MS] [--parallel N] [--only REGEX] [--runs N] [--max-seconds S] [--work DIR]
+ *   record --out DIR [--tick MS] [--parallel N] [--only REGEX] [--runs N] [--first-run K] [--max-seconds S] [--work DIR]
  *       starts a Kafka 4.1.1 broker per transaction.version the scenarios need (2, and 1 for the
  *       "-tv1" variants), runs the scenarios, several at a time on one broker (each with its own
  *       topics, group and transactional ids), and writes one JSON file per scenario run to DIR.
+ *       --first-run K numbers the runs from K (more runs of a scenario beside the committed ones).
  *       Everything it started (brokers, member JVMs) is stopped before it returns, also on
  *       failure, on Ctrl-C and after --max-seconds; exit status 0 only if every run completed.
  *   broker [--tick MS] [--seconds S]
@@ -54,7 +55,7 @@ public final class Main {
             }
             case "record" -> System.exit(record(o, tick));
             default -> {
-                System.err.println("usage: record --out DIR [--tick MS] [--parallel N] [--only REGEX] [--runs N] [--max-seconds S] | broker | list");
+                System.err.println("usage: record --out DIR [--tick MS] [--parallel N] [--only REGEX] [--runs N] [--first-run K] [--max-seconds S] | broker | list");
                 System.exit(2);
             }
         }
@@ -67,6 +68,7 @@ public final class Main {
         long maxSeconds = Long.parseLong(o.getOrDefault("max-seconds", "900"));
         Pattern only = Pattern.compile(o.getOrDefault("only", ".*"));
         int runsOverride = Integer.parseInt(o.getOrDefault("runs", "0"));
+        int firstRun = Integer.parseInt(o.getOrDefault("first-run", "1"));
         List<Scenarios.Scenario> chosen = new ArrayList<>();
         for (Scenarios.Scenario s : Scenarios.all()) if (only.matcher(s.id()).find()) chosen.add(s);
         if (chosen.isEmpty()) {
@@ -133,7 +135,7 @@ public final class Main {
             List<Object[]> jobs = new ArrayList<>();
             for (Scenarios.Scenario s : chosen) {
                 int runs = runsOverride > 0 ? runsOverride : s.runs();
-                for (int i = 1; i <= runs; i++) jobs.add(new Object[] {s, i});
+                for (int i = firstRun; i < firstRun + runs; i++) jobs.add(new Object[] {s, i});
             }
             jobs.sort((a, b) -> Integer.compare(weight((Scenarios.Scenario) b[0]), weight((Scenarios.Scenario) a[0])));
             for (Object[] j : jobs) {
