@@ -143,7 +143,7 @@ public final class Main {
                 int runIndex = (Integer) j[1];
                 int v = s.transactionVersion();
                 results.add(ex.submit(() -> {
-                    // a run that did not complete (a machine too busy for the tick) is run once more
+                    // a run that did not complete (a machine too busy for the tick) is run again, at most twice more
                     String first = null;
                     for (int attempt = 1; ; attempt++) {
                         String tag = String.format("s%02d", tags.incrementAndGet());
@@ -166,10 +166,10 @@ public final class Main {
                         }
                         r.validate(logs[v]);
                         r.stop();
-                        if (r.failure != null && attempt == 1) {
+                        if (r.failure != null && attempt < 3) {
                             runAdmin.close();
-                            first = r.failure;
-                            System.out.println("realkafka: " + s.id() + " run " + runIndex + " did not complete (" + r.failure + "); once more");
+                            if (first == null) first = r.failure;
+                            System.out.println("realkafka: " + s.id() + " run " + runIndex + " did not complete (" + r.failure + "); attempt " + (attempt + 1) + " of 3");
                             continue;
                         }
                         Map<String, Object> rec;
@@ -179,10 +179,11 @@ public final class Main {
                             runAdmin.close();
                         }
                         if (first != null) rec.put("retried_after", first);
+                        final int attempts = attempt;
                         String file = s.id() + "-" + runIndex + ".json";
                         Recorder.write(rec, out.resolve(file));
                         return String.format("%-34s run %d  %5.1f s  %s%s", s.id(), runIndex, (System.currentTimeMillis() - t) / 1000.0,
-                            r.failure == null ? "ok" : "FAILED: " + r.failure, first == null ? "" : " (second attempt)");
+                            r.failure == null ? "ok" : "FAILED: " + r.failure, attempts == 1 ? "" : " (attempt " + attempts + ")");
                     }
                 }));
             }

@@ -216,7 +216,7 @@ final class Run {
      * A run is a measurement of its scenario only if the machine kept up with the tick: no member
      * may exceed max.poll.interval.ms outside a slow record, and the coordinator may remove only
      * members that crashed, closed or were left behind. Otherwise the run is failed (and, by Main,
-     * run once more).
+     * run again, at most twice more).
      */
     /** Set by scenarios where a member may legitimately stall past max.poll.interval.ms outside a slow record (demo 8's retry). */
     boolean pollTimeoutExpected;
