@@ -319,7 +319,7 @@ func compareOutcomes(scenario string, sim Outcomes, real []Outcomes, known Known
 		case matches == len(real):
 		case matches > 0 && len(distinct) > 1:
 			rep.Varies = append(rep.Varies, fmt.Sprintf("%s: kgviz %s; Kafka runs %s", k, simV, strings.Join(vals, " / ")))
-		case seenVaries(opt.Seen, k, simV, vals):
+		case seenVaries(opt.Seen, k, simV, vals) || seenRange(opt.Seen, k, so, inSim, real, tol):
 			rep.Varies = append(rep.Varies, fmt.Sprintf("%s: kgviz %s; Kafka %s, one of the recorded runs' %s", k, simV, strings.Join(vals, " / "), strings.Join(realValues(opt.Seen, k), " / ")))
 		case opt.Replayed && planOutcome(k):
 			rep.Varies = append(rep.Varies, fmt.Sprintf("%s: kgviz %s; Kafka %s (the broker's plans replayed through kgviz's assignors on its own ids)", k, simV, strings.Join(vals, " / ")))
@@ -360,6 +360,45 @@ func seenVaries(seen []Outcomes, k, simV string, live []string) bool {
 	}
 	for _, v := range live {
 		if !distinct[v] {
+			return false
+		}
+	}
+	return true
+}
+
+// seenRange is seenVaries for a time or a pause meter: the recorded runs show
+// Kafka taking more than one value, kgviz's agrees with one of them (within the
+// tolerance, or the meter's factor), and every live value lies within what the
+// recordings show, plus one tick for a time and within MeterFactor for a meter
+// (the bounds a waiver's kafka_range may have).
+func seenRange(seen []Outcomes, k string, so Outcome, inSim bool, live []Outcomes, tol *Tolerance) bool {
+	if len(seen) < 2 || !inSim || !(so.Meter || so.Ticks) || so.Num < 0 {
+		return false
+	}
+	var nums []float64
+	simAgrees := false
+	for _, o := range seen {
+		x, ok := o[k]
+		if !ok || x.Meter != so.Meter || x.Ticks != so.Ticks || x.Num < 0 {
+			return false
+		}
+		nums = append(nums, x.Num)
+		if equalOutcome(so, true, x, k, o, tol) {
+			simAgrees = true
+		}
+	}
+	lo, hi := minMax(nums)
+	if !simAgrees || hi-lo < 1e-9 {
+		return false
+	}
+	if so.Meter {
+		lo, hi = lo/MeterFactor, hi*MeterFactor
+	} else {
+		lo, hi = lo-1, hi+1
+	}
+	for _, o := range live {
+		x, ok := o[k]
+		if !ok || x.Num < lo-1e-9 || x.Num > hi+1e-9 {
 			return false
 		}
 	}

@@ -179,3 +179,43 @@ func TestCompareReplayedKIP848Plans(t *testing.T) {
 	require.Len(t, d.Unexplained(), 1, "an epoch is no plan")
 	assert.Equal(t, keyGroupEpoch("add C2"), d.Unexplained()[0].Key)
 }
+
+// A live time or pause meter is accepted where the recorded runs of its scenario
+// show Kafka taking more than one value and kgviz agrees with one of them, if it
+// lies within what they show (a time plus one tick, a meter within MeterFactor);
+// otherwise it is a difference.
+func TestLiveValueWithinRecordedRange(t *testing.T) {
+	const meter, tick = "after add C2: pause meter (partition-ticks)", "crash C2: removed from the group after (ticks)"
+	outcomes := func(m, tk float64) Outcomes {
+		o := Outcomes{}
+		o.setMeter(meter, m)
+		o.setTicks(tick, tk)
+		return o
+	}
+	seen := []Outcomes{outcomes(4, 6.2), outcomes(10, 7.0), outcomes(8, 6.5)}
+	for _, c := range []struct {
+		name                        string
+		seen                        []Outcomes
+		simMeter, liveMeter         float64
+		simTick, liveTick           float64
+		meterAccepted, tickAccepted bool
+	}{
+		{"within the recordings", seen, 9, 14, 7.0, 7.9, true, true},
+		{"just beyond", seen, 9, 15.2, 7.0, 8.1, false, false},
+		{"below", seen, 9, 2.5, 7.0, 5.1, false, false},
+		{"kgviz agrees with no recorded run", seen, 36, 9, 9.0, 7.0, false, false},
+		{"one recorded run: nothing varies", seen[:1], 4, 5.9, 6.2, 6.3, false, false},
+		{"the recordings agree: nothing varies", []Outcomes{outcomes(4, 6.2), outcomes(4, 6.2)}, 4, 5.9, 6.2, 6.3, false, false},
+	} {
+		sim, live := outcomes(c.simMeter, c.simTick), outcomes(c.liveMeter, c.liveTick)
+		known := KnownSet{}
+		rep := compareOutcomes("demo06-crash", sim, []Outcomes{live}, known, Options{Seen: c.seen})
+		diffs := map[string]bool{}
+		for _, d := range rep.Unexplained() {
+			diffs[d.Key] = true
+		}
+		agreeMeter := metersAgree(c.simMeter, c.liveMeter)
+		assert.Equal(t, !c.meterAccepted && !agreeMeter, diffs[meter], "%s: the meter", c.name)
+		assert.Equal(t, !c.tickAccepted && c.simTick != c.liveTick, diffs[tick], "%s: the time", c.name)
+	}
+}
