@@ -96,6 +96,8 @@ func compareLive(t *testing.T, recs []*Recording, replayed map[string]bool) []Sc
 		for _, r := range hist[id] {
 			if r.KafkaVersion == by[id][0].KafkaVersion {
 				seen = append(seen, RealOutcomes(r))
+				// times and pause meters are in ticks: a live run at another tick compares nothing alike
+				assert.Equal(t, r.TickMS, by[id][0].TickMS, "%s: the live run's tick (ms) is not the recordings' (make test-kafka sets KAFKA_TICK by version)", id)
 			}
 		}
 		rep, err := CompareWith(id, by[id], known, Options{Seen: seen, Replayed: replayed[id]})
