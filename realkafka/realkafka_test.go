@@ -277,14 +277,14 @@ func TestLiveBroker(t *testing.T) {
 		out = t.TempDir()
 	}
 	args := []string{"-cp", jar + string(os.PathListSeparator) + filepath.Join(target, "lib", "*"),
-		"kgviz.realkafka.Main", "record", "--out", out, "--max-seconds", "840", "--work", filepath.Join(t.TempDir(), "work")}
+		"kgviz.realkafka.Main", "record", "--out", out, "--max-seconds", "1080", "--work", filepath.Join(t.TempDir(), "work")}
 	args = append(args, strings.Fields(os.Getenv("KGVIZ_KAFKA_FLAGS"))...)
 	var runErr error
 	if os.Getenv("KGVIZ_KAFKA_RECOMPARE") == "1" && os.Getenv("KGVIZ_KAFKA_OUT") != "" {
 		// compare the live runs kept in KGVIZ_KAFKA_OUT again (after a fix), without a broker
 		t.Logf("recorder: not run; comparing the runs kept in %s", out)
 	} else {
-		ctx, cancel := context.WithTimeout(context.Background(), 15*time.Minute)
+		ctx, cancel := context.WithTimeout(context.Background(), 19*time.Minute)
 		defer cancel()
 		cmd := exec.CommandContext(ctx, "java", args...)
 		cmd.Stdout, cmd.Stderr = os.Stdout, os.Stderr
