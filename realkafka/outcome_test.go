@@ -1,6 +1,7 @@
 package realkafka
 
 import (
+	"encoding/json"
 	"testing"
 
 	"github.com/stretchr/testify/assert"
@@ -217,5 +218,48 @@ func TestLiveValueWithinRecordedRange(t *testing.T) {
 		agreeMeter := metersAgree(c.simMeter, c.liveMeter)
 		assert.Equal(t, !c.meterAccepted && !agreeMeter, diffs[meter], "%s: the meter", c.name)
 		assert.Equal(t, !c.tickAccepted && c.simTick != c.liveTick, diffs[tick], "%s: the time", c.name)
+	}
+}
+
+// A pause meter waived as kafka_shorter is a documented difference of
+// direction: kgviz's one-tick round trips make its pause longer than Kafka's.
+// A live Kafka value shorter than kgviz's beyond the factor is explained by
+// that cause wherever it lies, one inside the recorded range too; a Kafka
+// pause within the factor of kgviz's, or longer, is not; without
+// kafka_shorter only the recorded range is accepted.
+func TestMeterWaivedAsShorter(t *testing.T) {
+	const meter = "after add C2: pause meter (partition-ticks)"
+	waiver := func(shorter bool) KnownSet {
+		return KnownSet{Differences: []Known{{Scenario: "demo05-commit-before", Outcome: meter, KGViz: "36.0",
+			KafkaRange: []float64{3.1, 15}, KafkaShorter: shorter, Doc: "d", Why: "w"}}}
+	}
+	for _, c := range []struct {
+		name     string
+		shorter  bool
+		live     float64
+		accepted bool
+	}{
+		{"in the recorded range", true, 9, true},
+		{"shorter than any recorded run", true, 1.2, true},
+		{"longer than the recorded runs, still shorter than kgviz's beyond the factor", true, 21.4, true},
+		{"just shorter than kgviz's / 1.5: equal within the factor", true, 24.5, true},
+		{"longer than kgviz's: not the cause", true, 60, false},
+		{"beyond the recorded range without kafka_shorter", false, 21.4, false},
+		{"in the recorded range without kafka_shorter", false, 9, true},
+	} {
+		sim, live := Outcomes{}, Outcomes{}
+		sim.setMeter(meter, 36)
+		live.setMeter(meter, c.live)
+		rep := compareOutcomes("demo05-commit-before", sim, []Outcomes{live}, waiver(c.shorter), Options{})
+		assert.Equal(t, c.accepted, len(rep.Unexplained()) == 0, "%s: Kafka %.1f against kgviz 36.0: %v", c.name, c.live, rep.Unexplained())
+	}
+	for _, bad := range []Known{
+		{Scenario: "demo05-commit-before", Outcome: "crash C2: removed from the group after (ticks)", KGViz: "6.0", KafkaRange: []float64{5, 7}, KafkaShorter: true, Doc: "d", Why: "w"},
+		{Scenario: "demo05-commit-before", Outcome: meter, KGViz: "4.0", KafkaRange: []float64{3.1, 15}, KafkaShorter: true, Doc: "d", Why: "w"},
+	} {
+		b, err := json.Marshal(KnownSet{Differences: []Known{bad}})
+		require.NoError(t, err)
+		_, err = ParseKnown(b)
+		assert.ErrorContains(t, err, "kafka_shorter", "%s", bad.Outcome)
 	}
 }

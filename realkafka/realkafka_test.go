@@ -92,14 +92,32 @@ func compareLive(t *testing.T, recs []*Recording, replayed map[string]bool) []Sc
 	by := ByScenario(recs)
 	var reps []ScenarioReport
 	for _, id := range sortedKeys(by) {
+		// times and pause meters are in ticks: only the recorded runs at the live
+		// run's tick say how Kafka's vary (demo01-rebalance and demo07-zombie-static
+		// have 4.1.1 runs at 1000 ms beside those at 500 ms); a live run at a tick
+		// no recording has compares nothing alike and fails
 		var seen []Outcomes
+		var otherTick []int
 		for _, r := range hist[id] {
-			if r.KafkaVersion == by[id][0].KafkaVersion {
-				seen = append(seen, RealOutcomes(r))
-				// times and pause meters are in ticks: a live run at another tick compares nothing alike
-				assert.Equal(t, r.TickMS, by[id][0].TickMS, "%s: the live run's tick (ms) is not the recordings' (make test-kafka sets KAFKA_TICK by version)", id)
+			if r.KafkaVersion != by[id][0].KafkaVersion {
+				continue
 			}
+			o := RealOutcomes(r)
+			if r.TickMS != by[id][0].TickMS {
+				// its requests, records and errors count; its times and meters do not
+				otherTick = append(otherTick, r.Run)
+				for k, x := range o {
+					if x.Ticks || x.Meter {
+						delete(o, k)
+					}
+				}
+			}
+			seen = append(seen, o)
 		}
+		if len(otherTick) > 0 {
+			t.Logf("%s: recorded runs %v are at another tick than the live run's %d ms: their times and meters left out of what Kafka varies between", id, otherTick, by[id][0].TickMS)
+		}
+		assert.Less(t, len(otherTick), len(seen), "%s: no recorded run at the live run's tick %d ms (make test-kafka sets KAFKA_TICK by version)", id, by[id][0].TickMS)
 		rep, err := CompareWith(id, by[id], known, Options{Seen: seen, Replayed: replayed[id]})
 		require.NoError(t, err, id)
 		reps = append(reps, rep)
