@@ -117,6 +117,7 @@ type config struct {
 	instanceID          string
 	transactionalID     string // transactional.id as configured (WithTransactionalID; may hold ${env:HOSTNAME})
 	commitOnClose       bool   // WithCommitOnClose: commitSync before close()
+	flushBeforeOffsets  bool   // WithFlushBeforeOffsets: every record acknowledged before sendOffsetsToTransaction
 	static              bool
 	commitEvery         int                       // CommitAfter: commitSync after every n-th batch
 	listener            ConsumerRebalanceListener // subscribe(topics, listener)

@@ -178,6 +178,29 @@ func WithCommitOnClose() Option {
 	return Option{name: "WithCommitOnClose", apply: func(c *config) error { c.commitOnClose = true; return nil }}
 }
 
+// WithFlushBeforeOffsets makes a transactional application (Transactional)
+// wait until every record of its transaction is acknowledged before it hands
+// the batch's offsets to the producer: `producer.flush()` before
+// `producer.sendOffsetsToTransaction(...)`, or an application that waits for
+// each record (`producer.send(record).get()`), as the real-broker harness's
+// does (harness/realkafka, Agent.runBatch). A record refused meanwhile
+// (INVALID_PRODUCER_EPOCH from the partition leader: a fenced zombie) then
+// makes it abort before any offsets go out, so its EndTxn(ABORT) meets the
+// transaction coordinator's fence, PRODUCER_FENCED
+// (TransactionCoordinator.endTransaction). Without it the offsets leave
+// while the last record is in flight, as Kafka's TransactionManager allows:
+// under transaction.version 2 (no AddOffsetsToTxn) a zombie's TxnOffsetCommit
+// is then refused before its EndTxn. What kgviz's application does not wait
+// for is each record: a Produce's answer comes two ticks after it was sent
+// (one tick each way) and a record takes one, so the record after a refused
+// one is still sent (and refused) where a send().get() application would
+// not send it; and the wait at the end of a batch costs two ticks where the
+// broker answers in milliseconds. For the world or one member; other commit
+// modes ignore it.
+func WithFlushBeforeOffsets() Option {
+	return Option{name: "WithFlushBeforeOffsets", apply: func(c *config) error { c.flushBeforeOffsets = true; return nil }}
+}
+
 // closeOffsets are the offsets close() commits on the application's behalf:
 // the positions with WithCommitOnClose.
 func (p *member) closeOffsets() []broker.PartitionOffset {

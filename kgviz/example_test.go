@@ -104,3 +104,39 @@ func ExampleReportingAssignor() {
 	// invalid plan: Kafka's plan assigns orders-0 to "A", which does not subscribe to orders
 	// kgviz's plan: map[A:[] B:[orders-0 orders-1 orders-2]]
 }
+
+// A zombie fenced under transaction.version 2 (KIP-890), with and without an
+// application that waits for its records before it sends the offsets: C2 is
+// restarted while stuck in the record after p2.3; its replacement's
+// InitProducerId bumps the epoch and aborts the open transaction. The zombie's
+// next record is refused INVALID_PRODUCER_EPOCH by the partition leader.
+// Waiting for it, the application aborts, and the transaction coordinator
+// refuses its EndTxn(ABORT) with PRODUCER_FENCED (TransactionCoordinator
+// .endTransaction: the epoch is neither the current one nor the one before
+// an EndTxn's bump). Not waiting, its offsets leave with the last record and
+// are refused first.
+func ExampleWithFlushBeforeOffsets() {
+	for _, wait := range []bool{true, false} {
+		w := kgviz.NewWorld(kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithTransactionVersion(2))
+		w.AddMember("C1").RunUntil(kgviz.Stable())
+		if wait {
+			w.AddMember("C2", kgviz.WithFlushBeforeOffsets())
+		} else {
+			w.AddMember("C2")
+		}
+		w.RunUntil(kgviz.Stable())
+		w.RunUntil(kgviz.Processing("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
+		from := w.Now()
+		w.Restart("C2").RunUntil(kgviz.Quiet())
+		fmt.Print("waits ", wait, ":")
+		for _, r := range w.Refusals("C2", kgviz.AnyAPI) {
+			if r.Tick > from && r.API != kgviz.InitProducerID && r.API != kgviz.Heartbeat && r.API != kgviz.JoinGroup {
+				fmt.Print(" ", r.API, " ", r.Error, ";")
+			}
+		}
+		fmt.Println()
+	}
+	// Output:
+	// waits true: Produce INVALID_PRODUCER_EPOCH; Produce INVALID_PRODUCER_EPOCH; EndTxn PRODUCER_FENCED;
+	// waits false: Produce INVALID_PRODUCER_EPOCH; Produce INVALID_PRODUCER_EPOCH; TxnOffsetCommit INVALID_PRODUCER_EPOCH;
+}

@@ -210,6 +210,8 @@ var headlines = []headline{
 	{"demo12-generation-fence-tv1", "no ILLEGAL_GENERATION for the fenced member", map[string]string{keyRejected("TxnOffsetCommit", "ILLEGAL_GENERATION"): No}},
 	{"demo12-epoch-fence-tv1", "the zombie never fenced", map[string]string{keyRejected("EndTxn", "PRODUCER_FENCED"): No, keyRaised("ProducerFencedException"): No}},
 	{"demo12-epoch-fence-tv2", "C1 with epoch gaps 3 4 under tv2", map[string]string{keyEpochGaps("C1"): "3 4"}},
+	{"demo12-epoch-fence-tv2", "the zombie's EndTxn(ABORT) not fenced under tv2", map[string]string{keyRejected("EndTxn", "PRODUCER_FENCED"): No}},
+	{"demo12-epoch-fence-tv2", "the zombie's aborted transaction holding two records", map[string]string{keyDupRU: "2"}},
 	{"demo12-unstable-offset-tv1", "read_committed duplicates after the crash", map[string]string{keyDupRC: "1"}},
 	{"kip848-uniform", "every KIP-848 join pausing all six", map[string]string{keyPaused("add C2"): "o0 o1 o2 p0 p1 p2", keyPaused("add C3"): "o0 o1 o2 p0 p1 p2", keyPaused("add C4"): "o0 o1 o2 p0 p1 p2"}},
 	{"kip848-range", "every KIP-848 join pausing all six (C4's join moves all six already)", map[string]string{keyPaused("add C2"): "o0 o1 o2 p0 p1 p2", keyPaused("add C3"): "o0 o1 o2 p0 p1 p2"}},

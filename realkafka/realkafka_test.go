@@ -161,24 +161,24 @@ func TestStaleWaiversFail(t *testing.T) {
 	known, err := KnownDifferences()
 	require.NoError(t, err)
 	by := ByScenario(recs)
-	rep, err := Compare("demo12-epoch-fence-tv2", by["demo12-epoch-fence-tv2"], known)
+	rep, err := Compare("demo12-epoch-fence-tv1", by["demo12-epoch-fence-tv1"], known)
 	require.NoError(t, err)
 	reps := []ScenarioReport{rep}
 	scoped := KnownSet{}
 	for _, k := range known.Differences {
-		if k.Scenario == "demo12-epoch-fence-tv2" {
+		if k.Scenario == "demo12-epoch-fence-tv1" {
 			scoped.Differences = append(scoped.Differences, k)
 		}
 	}
 	require.NotEmpty(t, scoped.Differences)
-	rep, err = Compare("demo12-epoch-fence-tv2", by["demo12-epoch-fence-tv2"], scoped)
+	rep, err = Compare("demo12-epoch-fence-tv1", by["demo12-epoch-fence-tv1"], scoped)
 	require.NoError(t, err)
 	assert.Empty(t, Stale([]ScenarioReport{rep}, scoped), "every waiver of the scenario is used")
 
 	leftover := scoped
-	leftover.Differences = append(append([]Known{}, scoped.Differences...), Known{Scenario: "demo12-epoch-fence-tv2",
+	leftover.Differences = append(append([]Known{}, scoped.Differences...), Known{Scenario: "demo12-epoch-fence-tv1",
 		Outcome: keyLost, KGViz: "p2.3", Kafka: []string{"none"}, Doc: "d", Why: "a fix made kgviz lose nothing"})
-	rep, err = Compare("demo12-epoch-fence-tv2", by["demo12-epoch-fence-tv2"], leftover)
+	rep, err = Compare("demo12-epoch-fence-tv1", by["demo12-epoch-fence-tv1"], leftover)
 	require.NoError(t, err)
 	stale := Stale([]ScenarioReport{rep}, leftover)
 	require.Len(t, stale, 1)
@@ -188,7 +188,7 @@ func TestStaleWaiversFail(t *testing.T) {
 	extra := scoped
 	extra.Differences = append([]Known{}, scoped.Differences...)
 	extra.Differences[0].Kafka = append(append([]string{}, extra.Differences[0].Kafka...), "a value no run shows")
-	rep, err = Compare("demo12-epoch-fence-tv2", by["demo12-epoch-fence-tv2"], extra)
+	rep, err = Compare("demo12-epoch-fence-tv1", by["demo12-epoch-fence-tv1"], extra)
 	require.NoError(t, err)
 	stale = Stale([]ScenarioReport{rep}, extra)
 	require.Len(t, stale, 1)

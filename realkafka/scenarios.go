@@ -131,9 +131,20 @@ var simScenarios = map[string]func(x []kgviz.Option) *simRun{
 		return s
 	},
 	"demo12-epoch-fence": func(x []kgviz.Option) *simRun {
-		s := twoMembers(12, x, transactional()...)
+		// the harness's application waits for each record (send().get(),
+		// Agent.runBatch) before it sends the offsets; so does the zombie's
+		// here (C1's does not: in kgviz the wait is a two-tick round trip,
+		// on the broker milliseconds, and C1 must rejoin within the rebalance
+		// timeout after its batch)
+		s := newSimRun(12, append(transactional(), x...)...)
+		s.commit = kgviz.Transactional
+		s.add("C1")
+		s.stable()
+		s.add("C2", kgviz.WithFlushBeforeOffsets())
+		s.stable()
 		s.step("arm-slow", "C2")
-		s.w.RunUntil(kgviz.Processed("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
+		// the record after p2.3 is slow (Run.armSlowAfterProcessed)
+		s.w.RunUntil(kgviz.Processing("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
 		s.check()
 		s.restart("C2")
 		s.quiet()
