@@ -31,7 +31,10 @@ type Known struct {
 	KafkaRange []float64 `json:"kafka_range,omitempty"`
 	Doc        string    `json:"doc"` // the heading in docs/simplifications.md that explains it
 	Why        string    `json:"why"` // one line
-	// KafkaVersion limits the waiver to the runs of one Kafka version ("": every version).
+	// KafkaVersion is the Kafka version whose runs the waiver is for; ""
+	// stands for DefaultKafkaVersion (4.1.1, testdata/). Each version's
+	// waivers are its own: a waiver of 4.1.1's recordings never covers a
+	// difference of 4.4.0's, whose values it has not seen.
 	KafkaVersion string `json:"kafka_version,omitempty"`
 	// KafkaShorter, for a pause meter only, is a documented difference of
 	// direction, not a range: Why names the cause that makes Kafka's pause
@@ -160,7 +163,7 @@ func (k Known) covers(scenario, version string, d Diff) bool {
 	if (k.Scenario != "*" && k.Scenario != scenario) || k.Outcome != d.Key || k.KGViz != d.Sim {
 		return false
 	}
-	if k.KafkaVersion != "" && k.KafkaVersion != version {
+	if !k.appliesTo(version) {
 		return false
 	}
 	kgvizNum, _ := strconv.ParseFloat(k.KGViz, 64)
@@ -183,6 +186,19 @@ func (k Known) covers(scenario, version string, d Diff) bool {
 		}
 	}
 	return true
+}
+
+// appliesTo says whether the waiver is for the runs of that Kafka version
+// ("" in either place is DefaultKafkaVersion).
+func (k Known) appliesTo(version string) bool {
+	kv := k.KafkaVersion
+	if kv == "" {
+		kv = DefaultKafkaVersion
+	}
+	if version == "" {
+		version = DefaultKafkaVersion
+	}
+	return kv == version
 }
 
 // tolerance returns the tolerance for a scenario's outcome: the scenario's own, else "*"'s.

@@ -60,7 +60,7 @@ func TestUpdateKnownValues(t *testing.T) {
 		var vals []string
 		var nums []float64
 		for ri, r := range reps {
-			if (k.Scenario != "*" && k.Scenario != r.Scenario) || (k.KafkaVersion != "" && k.KafkaVersion != repVersion[ri]) {
+			if (k.Scenario != "*" && k.Scenario != r.Scenario) || !k.appliesTo(repVersion[ri]) {
 				continue
 			}
 			for _, d := range r.Diffs {

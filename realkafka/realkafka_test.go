@@ -166,7 +166,7 @@ func TestStaleWaiversFail(t *testing.T) {
 	reps := []ScenarioReport{rep}
 	scoped := KnownSet{}
 	for _, k := range known.Differences {
-		if k.Scenario == "demo12-epoch-fence-tv1" {
+		if k.Scenario == "demo12-epoch-fence-tv1" && k.appliesTo(DefaultKafkaVersion) {
 			scoped.Differences = append(scoped.Differences, k)
 		}
 	}
@@ -335,4 +335,16 @@ func TestLiveBroker(t *testing.T) {
 		}
 	}
 	require.NoError(t, runErr, "the recorder failed")
+}
+
+// Each Kafka version's waivers are its own: one without kafka_version is
+// 4.1.1's (DefaultKafkaVersion) and never covers a 4.4.0 difference.
+func TestWaiversAreKeptPerVersion(t *testing.T) {
+	d := Diff{Key: "records processed more than once", Sim: "p2.3", Real: []string{"p2.1"}}
+	k := Known{Scenario: "demo04-commit-after", Outcome: d.Key, KGViz: "p2.3", Kafka: []string{"p2.1"}}
+	assert.True(t, k.covers("demo04-commit-after", DefaultKafkaVersion, d))
+	assert.False(t, k.covers("demo04-commit-after", "4.4.0", d), "a 4.1.1 waiver covering a 4.4.0 run")
+	k.KafkaVersion = "4.4.0"
+	assert.True(t, k.covers("demo04-commit-after", "4.4.0", d))
+	assert.False(t, k.covers("demo04-commit-after", DefaultKafkaVersion, d), "a 4.4.0 waiver covering a 4.1.1 run")
 }
