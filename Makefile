@@ -11,6 +11,8 @@
 #   make test-kafka      a real Kafka broker (KAFKA_VERSION=4.1.1 or 4.4.0): every demo live, compared with the simulation (realkafka/)
 #   make record-kafka    re-record realkafka/testdata/ (the committed real-broker runs; 4.4.0's in testdata/kafka-4.4.0/)
 #   make test-kafka-stability  make test-kafka 3 times with both cores busy, then 3 times quiet (not part of make test)
+#   make test-kafka-share   a real Kafka 4.4.0 broker: the share-group scenarios (KIP-932) live, compared with the simulation
+#   make record-kafka-share re-record realkafka/testdata/share/ (3 runs per share scenario)
 #   make test-notebooks  execute notebooks (nbrun): solutions' checks pass, untouched exercises' checks fail
 #   make test-browser    pytest: tools/test_browser_*.py and test_*.py under charts/ (headless Debian chromium)
 #   make test-docker     static checks of the Dockerfile; the Python locks resolve on Python 3.11.2 and newer 3.11
@@ -51,7 +53,7 @@ KAFKA_HARNESS  = harness/realkafka/target/kafka-$(KAFKA_VERSION)
 KAFKA_TESTDATA = realkafka/testdata$(if $(filter 4.1.1,$(KAFKA_VERSION)),,/kafka-$(KAFKA_VERSION))
 TEST_TARGETS := test-go test-grader test-differential test-oracle test-kafka test-notebooks test-browser test-docker test-image
 
-.PHONY: help setup need-setup lab test $(TEST_TARGETS) test-oracle-random record-kafka test-kafka-stability fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
+.PHONY: help setup need-setup lab test $(TEST_TARGETS) test-oracle-random record-kafka test-kafka-stability test-kafka-share record-kafka-share fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -143,6 +145,24 @@ record-kafka:
 # the machine otherwise idle (the quiet runs mean nothing beside other work); not part of make test.
 test-kafka-stability:
 	bash scripts/kafka-stability.sh $(KAFKA_VERSION)
+
+# Share groups (KIP-932) on a real Kafka 4.4.0 broker (harness/realkafka-share: harness/realkafka's sources built
+# against 4.4.0, entry point ShareRun): four KafkaShareConsumer members in their own JVMs on two partitions, one run per
+# scenario, compared with the simulation; fails on a difference not in realkafka/share_known_differences.json.
+# KAFKA_FLAGS="--only share-crash" for one scenario, "--tick 1000" on a busy machine. Not part of make test (yet).
+test-kafka-share:
+	bash harness/realkafka-share/build.sh
+	KGVIZ_KAFKA_SHARE=1 KGVIZ_KAFKA_FLAGS="$(KAFKA_FLAGS)" go test ./realkafka -run '^TestShareLiveBroker$$' -count=1 -v -timeout 30m
+
+# The same scenarios, 3 runs each, written to realkafka/testdata/share/ (replaced only if every run completed).
+record-kafka-share:
+	bash harness/realkafka-share/build.sh
+	rm -rf build/realkafka-share-record && mkdir -p build/realkafka-share-record
+	java -cp 'harness/realkafka-share/target/kgviz-realkafka-share.jar:harness/realkafka-share/target/lib/*' kgviz.realkafka.ShareRun \
+		share-record --out build/realkafka-share-record --runs 3 --max-seconds 3000 $(KAFKA_FLAGS)
+	mkdir -p realkafka/testdata/share && rm -f realkafka/testdata/share/*.json
+	cp build/realkafka-share-record/*.json realkafka/testdata/share/
+	go test ./realkafka -count=1 -run '^TestShare'
 
 # Every benchmark once, each figure against its target (docs/performance.md).
 bench-targets:

@@ -36,7 +36,7 @@ type Chart struct {
 }
 
 // Kind returns the view's name: "timeline", "sequence", "heatmap",
-// "topiclog", "pausemeter", "outcomes" or "assignments".
+// "topiclog", "pausemeter", "outcomes", "assignments" or "sharepartition".
 func (c *Chart) Kind() string { return c.kind }
 
 // Title returns the chart's title.

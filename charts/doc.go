@@ -13,12 +13,16 @@
 //     whole run, or a long run's first ticks at a readable scale with a
 //     slider for the rest.
 //   - Heatmap: partitions × ticks, coloured by owner, paused cells hatched,
-//     partitions an assignor left unassigned cross-hatched.
+//     partitions an assignor left unassigned cross-hatched, a partition
+//     held by several members of a share group (KIP-932) in stripes.
 //   - TopicLog: the cells of invoices-0 (or any log), their transactional
 //     state, what the audit reader sees twice, the high watermark, the LSO
 //     and the reader's position.
 //   - PauseMeter and Outcomes: meters of one or more worlds side by side.
 //   - Assignments: the assignment per generation, as an HTML table.
+//   - SharePartition: a share group's in-flight records (KIP-932), one row
+//     per record, its state tick by tick (AVAILABLE, ACQUIRED, ACKNOWLEDGED,
+//     ARCHIVED), the holder and delivery count, how each acquisition ended.
 //
 // Every view returns a *Chart with Display (one call shows it in a GoNB
 // cell), HTML (a fragment), Page/WritePage (a standalone offline page), SVG

@@ -69,6 +69,7 @@ func goldenCharts(t *testing.T) map[string]*Chart {
 	reb, rng, coop := world(t, "rebalance"), world(t, "range"), world(t, "cooperative")
 	ca, cb, fen, lso, tx := world(t, "commit-after"), world(t, "commit-before"), world(t, "fencing"), world(t, "lso"), world(t, "transactions")
 	stop, inc, sw, empty := world(t, "stopped"), world(t, "incomplete"), world(t, "switch"), world(t, "empty")
+	share := world(t, "share")
 	return map[string]*Chart{
 		"timeline-rebalance":       Timeline(reb, ID("g")),
 		"timeline-fencing":         Timeline(fen, ID("g")),
@@ -89,6 +90,9 @@ func goldenCharts(t *testing.T) map[string]*Chart {
 		"stopped-timeline":         Timeline(stop, ID("g")),
 		"stopped-assignments":      Assignments(stop, ID("g")),
 		"empty-heatmap":            Heatmap(empty, ID("g")),
+		"share-sharepartition":     SharePartition(share, ID("g")),
+		"share-heatmap":            Heatmap(share, ID("g")),
+		"share-timeline":           Timeline(share, ID("g")),
 	}
 }
 

@@ -2,6 +2,7 @@ package charts
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kgviz/kgviz/kgviz/fold"
@@ -17,6 +18,10 @@ const (
 	cellNone         = -1
 	cellPaused       = -2
 	cellUnassignedSt = -3
+	// cellShared - k: the partition is held by several members at once (a
+	// share group, KIP-932), the k-th owner set of heatModel.sets.
+	cellShared      = -10
+	heatSharedLabel = "several members (share group)"
 )
 
 // Heatmap shows who owns each input partition at each tick: one row per
@@ -36,7 +41,9 @@ type heatModel struct {
 	from, to   int
 	parts      []string
 	owners     []string
-	cells      [][]int // [partition][tick-from]: owner index, or cellNone, cellPaused, cellUnassignedSt
+	cells      [][]int // [partition][tick-from]: owner index, or cellNone, cellPaused, cellUnassignedSt, cellShared-k
+	sets       [][]int // the owner sets of shared cells (cellShared-k: sets[k]), several owners each, in lane order
+	shared     int     // partition-ticks held by several members
 	marks      []timeMark
 	pxTick     float64
 	gens       []fold.GenerationChange
@@ -65,6 +72,8 @@ func newHeatmap(src Source, cfg *config) *heatModel {
 			switch {
 			case c.Paused:
 				m.cells[p][i] = cellPaused
+			case len(c.Owners) > 1:
+				m.cells[p][i] = m.sharedCell(c.Owners)
 			case c.Owner >= 0:
 				m.cells[p][i] = c.Owner
 			default:
@@ -96,6 +105,10 @@ func newHeatmap(src Source, cfg *config) *heatModel {
 				m.paused++
 			case cellUnassignedSt:
 				m.unassigned++
+			default:
+				if c <= cellShared {
+					m.shared++
+				}
 			}
 		}
 	}
@@ -109,6 +122,9 @@ func newHeatmap(src Source, cfg *config) *heatModel {
 	if m.unassigned > 0 {
 		sub += fmt.Sprintf(" · red cross-hatched = unassigned (%d)", m.unassigned)
 	}
+	if m.shared > 0 {
+		sub += fmt.Sprintf(" · stripes = held by several members (%d)", m.shared)
+	}
 	var legend []legendItem
 	for i, o := range m.owners {
 		legend = append(legend, legendItem{o, memberColor(i), swatchFill})
@@ -116,6 +132,9 @@ func newHeatmap(src Source, cfg *config) *heatModel {
 	legend = append(legend, legendItem{heatPausedLabel, colPaused, swatchHatch})
 	if m.unassigned > 0 {
 		legend = append(legend, legendItem{heatUnassigned, colUnassigned, swatchCross})
+	}
+	if m.shared > 0 {
+		legend = append(legend, legendItem{heatSharedLabel, color("heatmap/shared"), swatchOutline})
 	}
 	legend = markLegend(legend, m.marks)
 	notes := stopNote(f, "")
@@ -149,7 +168,7 @@ func (m *heatModel) describe() string {
 	for i, o := range m.owners {
 		var ps []string
 		for p := range m.parts {
-			if m.cells[p][last] == i {
+			if slices.Contains(m.ownersOf(m.cells[p][last]), i) {
 				ps = append(ps, m.parts[p])
 			}
 		}
@@ -159,6 +178,9 @@ func (m *heatModel) describe() string {
 	}
 	if len(own) > 0 {
 		fmt.Fprintf(&b, " At tick %d: %s.", m.to, strings.Join(own, "; "))
+	}
+	if m.shared > 0 {
+		fmt.Fprintf(&b, " Partition-ticks held by several members at once (a share group): %d.", m.shared)
 	}
 	if m.epochs {
 		fmt.Fprintf(&b, " Paused partition-ticks: %d. Group epochs: %d.", m.paused, len(m.gens))
@@ -182,4 +204,27 @@ func (m *heatModel) runs(p int, fn func(start, end, state int)) {
 		fn(i, j, row[i])
 		i = j
 	}
+}
+
+// sharedCell returns the cell value of a partition held by the members
+// owners (several, in lane order): cellShared-k for the k-th distinct set.
+func (m *heatModel) sharedCell(owners []int) int {
+	for k, set := range m.sets {
+		if slices.Equal(set, owners) {
+			return cellShared - k
+		}
+	}
+	m.sets = append(m.sets, slices.Clone(owners))
+	return cellShared - (len(m.sets) - 1)
+}
+
+// ownersOf returns the owners of a cell value: one, several (shared), or none.
+func (m *heatModel) ownersOf(c int) []int {
+	switch {
+	case c >= 0:
+		return []int{c}
+	case c <= cellShared:
+		return m.sets[cellShared-c]
+	}
+	return nil
 }

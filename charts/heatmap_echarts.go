@@ -52,11 +52,27 @@ func (m *heatModel) echarts() (goChart, *ext) {
 		hm.AddSeries(heatUnassigned, cells[cellUnassignedSt], tip, gecharts.WithItemStyleOpts(opts.ItemStyle{Color: colUnassigned, BorderColor: colVermilion, BorderWidth: 1}))
 		x.Series[len(hm.MultiSeries)-1] = seriesExt{Decal: decalUnassigned}
 	}
-	if len(m.marks) > 0 {
+	if m.shared > 0 || len(m.marks) > 0 {
 		marks := gecharts.NewCustom()
+		if m.shared > 0 {
+			// A partition held by several members at once (a share group,
+			// KIP-932): one stripe per owner, in their colours (js/heatmap.js F.shared).
+			var data [][]int
+			for p := range m.parts {
+				for i, c := range m.cells[p] {
+					if c <= cellShared {
+						data = append(data, []int{i, p, cellShared - c})
+					}
+				}
+			}
+			marks.AddSeries(heatSharedLabel, nil, rows(data), gecharts.WithCustomChartOpts(opts.CustomChart{RenderItem: jsFunc("shared")}),
+				gecharts.WithEncodeOpts(opts.Encode{X: 0, Y: 1}),
+				gecharts.WithItemStyleOpts(opts.ItemStyle{Color: "#FFFFFF", BorderColor: color("heatmap/shared"), BorderWidth: 2}),
+				gecharts.WithSeriesTooltipOpts(opts.SeriesTooltip{Formatter: jsFunc("sharedTip")}))
+		}
 		// Category axis: a tick's cell spans index-0.5 .. index+0.5; a mark
 		// sits at the start of its tick.
-		addTimeMarks(marks, x, len(hm.MultiSeries), m.marks, func(t int) float64 { return float64(t-m.from) - 0.5 })
+		addTimeMarks(marks, x, len(hm.MultiSeries)+len(marks.MultiSeries), m.marks, func(t int) float64 { return float64(t-m.from) - 0.5 })
 		hm.Overlap(marks)
 	}
 	return hm, x
@@ -77,7 +93,18 @@ func (m *heatModel) meta() any {
 	if gens == nil {
 		gens = [][2]int{}
 	}
+	colors := make([]string, len(m.owners))
+	for i := range m.owners {
+		colors[i] = memberColor(i)
+	}
+	sets := m.sets
+	if sets == nil {
+		sets = [][]int{}
+	}
 	return map[string]any{
+		"owners":  m.owners,
+		"colors":  colors,
+		"sets":    sets,
 		"parts":   m.parts,
 		"from":    m.from,
 		"gens":    gens,

@@ -19,6 +19,13 @@ func (m *heatModel) svg() string {
 				fill, extra = "url(#hu)", `stroke="`+colVermilion+`"`
 			case state >= 0:
 				fill = memberColor(state)
+			case state <= cellShared:
+				// several members at once (a share group): a stripe each
+				set := m.sets[cellShared-state]
+				h := float64(heatRowH-2) / float64(len(set))
+				for k, o := range set {
+					s.rect(p.x0+float64(start)*m.pxTick, y+1+float64(k)*h, float64(end-start)*m.pxTick, h, memberColor(o), "")
+				}
 			}
 			if fill != "" {
 				s.rect(p.x0+float64(start)*m.pxTick, y+1, float64(end-start)*m.pxTick, heatRowH-2, fill, extra)

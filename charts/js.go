@@ -25,6 +25,8 @@ var (
 		"sequence": jsFile("sequence.js"),
 		"heatmap":  jsFile("heatmap.js"),
 		"topiclog": jsFile("topiclog.js"),
+		// share groups' in-flight records (KIP-932)
+		"sharepartition": jsFile("sharepartition.js"),
 	}
 )
 

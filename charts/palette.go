@@ -71,6 +71,17 @@ var palette = map[string]string{
 	"mark/config":     "#004C77", // a dark colBlue
 	"mark/incomplete": "#B07800", // a dark colOrange: a warning
 	"mark/stop":       "#B2182B", // crimson: the world stopped on an error
+	// The heatmap's cells held by several members at once (a share group,
+	// KIP-932): stripes of the members' colours; the legend's swatch is an
+	// outline of this dark grey.
+	"heatmap/shared": "#444444",
+	// The states of a share-partition's in-flight records (KIP-932,
+	// SharePartition.RecordState): waiting to be taken (a light orange),
+	// held by a member (a dark blue), done (a dark green), given up (a dark grey).
+	"share/" + kafka.RecordAvailable.String():    "#FBD9B5",
+	"share/" + kafka.RecordAcquired.String():     "#1F5FA0",
+	"share/" + kafka.RecordAcknowledged.String(): "#2E7D32",
+	"share/" + kafka.RecordArchived.String():     "#6F6F6F",
 	// API families (sequence diagram).
 	"family/" + kgviz.FamilyGroup:        colBlue,
 	"family/" + kgviz.FamilyOffsets:      colGreen,

@@ -9,6 +9,7 @@ import (
 	"github.com/kgviz/kgviz/charts/internal/worlds"
 	"github.com/kgviz/kgviz/kgviz"
 	"github.com/kgviz/kgviz/kgviz/event"
+	"github.com/kgviz/kgviz/kgviz/fold"
 	"github.com/kgviz/kgviz/kgviz/kafka"
 	"github.com/kgviz/kgviz/scenarios"
 )
@@ -68,6 +69,11 @@ func TestPaletteNamesEveryState(t *testing.T) {
 			t.Errorf("group state %q has no colour of its own (it was drawn in the fallback grey)", s)
 		}
 	}
+	for _, s := range fold.InFlightStates {
+		if _, ok := palette["share/"+s.String()]; !ok {
+			t.Errorf("share-partition state %q has no colour of its own", s)
+		}
+	}
 	// Every entry that can share the timeline's legend differs from the others.
 	var all []legendItem
 	for k, c := range palette {
@@ -91,12 +97,13 @@ func TestLegendColoursDistinct(t *testing.T) {
 	for name, w := range srcs {
 		cfg := newConfig(nil)
 		for view, fr := range map[string]*frame{
-			"timeline":   newTimeline(w, cfg).fr,
-			"sequence":   newSequence(w, cfg).fr,
-			"heatmap":    newHeatmap(w, cfg).fr,
-			"topiclog":   newTopicLog(w, cfg).fr,
-			"pausemeter": newPauseMeter([]Source{w, Named("range", scenarios.JoinFour(kgviz.Range))}, cfg).fr,
-			"outcomes":   newOutcomes([]Source{w}, cfg).fr,
+			"timeline":       newTimeline(w, cfg).fr,
+			"sequence":       newSequence(w, cfg).fr,
+			"heatmap":        newHeatmap(w, cfg).fr,
+			"topiclog":       newTopicLog(w, cfg).fr,
+			"pausemeter":     newPauseMeter([]Source{w, Named("range", scenarios.JoinFour(kgviz.Range))}, cfg).fr,
+			"outcomes":       newOutcomes([]Source{w}, cfg).fr,
+			"sharepartition": newSharePartition(w, cfg).fr,
 		} {
 			if bad := distinctLegend(fr.legend); len(bad) > 0 {
 				t.Errorf("%s %s: legend entries share a colour: %q", name, view, bad)

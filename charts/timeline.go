@@ -2,6 +2,7 @@ package charts
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/kgviz/kgviz/kgviz"
@@ -240,7 +241,7 @@ func newTimeline(src Source, cfg *config) *timelineModel {
 	if title == "" {
 		title = "Member timeline: what each consumer does, tick by tick"
 	}
-	sub := fmt.Sprintf("group billing · ticks %d–%d · one lane per member and the group coordinator B1", from, to)
+	sub := fmt.Sprintf("%s · ticks %d–%d · one lane per member and the group coordinator B1", groupsOf(src, f), from, to)
 	width := cfg.widthOr(defaultWidth)
 	var legend []legendItem
 	for _, s := range m.series {
@@ -413,4 +414,27 @@ func clipSpans(spans []fold.Span, from, to int) []fold.Span {
 		}
 	}
 	return out
+}
+
+// groupsOf names the world's groups: the consumer group billing, and the
+// share groups (KIP-932) whose members consume the same partitions.
+func groupsOf(src Source, f *fold.Fold) string {
+	share := f.ShareMembers()
+	consumer := len(src.Members()) == 0
+	var groups []string
+	for _, m := range src.Members() {
+		if g, ok := share[m]; !ok {
+			consumer = true
+		} else if !slices.Contains(groups, g) {
+			groups = append(groups, g)
+		}
+	}
+	var out []string
+	if consumer {
+		out = append(out, "group billing")
+	}
+	if len(groups) > 0 {
+		out = append(out, "share group "+strings.Join(groups, ", "))
+	}
+	return strings.Join(out, " and ")
 }

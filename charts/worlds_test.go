@@ -30,5 +30,5 @@ func world(t testing.TB, name string) *kgviz.World {
 
 // allViews renders every view of a world.
 func allViews(w Source) []*Chart {
-	return []*Chart{Timeline(w), Sequence(w), Heatmap(w), TopicLog(w), PauseMeter(w), Outcomes(w), Assignments(w)}
+	return []*Chart{Timeline(w), Sequence(w), Heatmap(w), TopicLog(w), PauseMeter(w), Outcomes(w), Assignments(w), SharePartition(w)}
 }

@@ -39,9 +39,12 @@ func (o Outcome) String() string {
 var exit = os.Exit
 
 // Report prints the outcome on stdout. A failed outcome then ends the
-// process with exit status 1, so that the notebook cell fails.
+// process with exit status 1, so that the notebook cell fails. For a
+// prediction, it also records the attempt and says whether it is the first,
+// the one that is graded (firstanswer.go).
 func Report(o Outcome) {
 	fmt.Println(o.String())
+	reportPrediction(o)
 	if !o.Passed {
 		exit(1)
 	}
@@ -134,13 +137,7 @@ func processedTwice(w *kgviz.World) []string {
 // batchAt returns the records member's poll returned at the current tick
 // (call it right after RunUntil(kgviz.Polled(...))).
 func batchAt(w *kgviz.World, member string) []string {
-	var out []string
-	for _, e := range w.Events() {
-		if e.Type == kgviz.EvFetched && e.Member == member && e.Tick == w.Now() {
-			out = append(out, e.Record)
-		}
-	}
-	return out
+	return w.Fold().FetchedAt(member, w.Now())
 }
 
 // ownerOf returns the member that owns partition in w ("" if nobody).
@@ -157,13 +154,7 @@ func ownerOf(w *kgviz.World, partition string) string {
 
 // countEvents counts the events matching f.
 func countEvents(w *kgviz.World, f func(kgviz.Event) bool) int {
-	n := 0
-	for _, e := range w.Events() {
-		if f(e) {
-			n++
-		}
-	}
-	return n
+	return w.Fold().Count(f)
 }
 
 // rejectedTo lists the error codes of responses to member, from event index from on.
@@ -278,9 +269,5 @@ func dedupe(s []string) []string {
 
 // eventList returns a world's events as a slice (answers receive plain data).
 func eventList(w *kgviz.World) []kgviz.Event {
-	out := make([]kgviz.Event, 0, w.EventCount())
-	for _, e := range w.Events() {
-		out = append(out, e)
-	}
-	return out
+	return w.Fold().Events()
 }

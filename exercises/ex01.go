@@ -16,7 +16,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex01-1", Points: 1,
+		ID: "ex01-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(joinOrder, leaving []string) string]("leaderOf")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify01_1(get[func([]string, []string) string](a, 0), v) },
 		Giveaways: func() []string {
@@ -24,7 +24,7 @@ func init() {
 		},
 	})
 	register(Exercise{
-		ID: "ex01-2", Points: 1,
+		ID: "ex01-2", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(newcomer, midBatch, getsPartitions bool) []string]("rebalanceRequests")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify01_2(get[func(bool, bool, bool) []string](a, 0), v)

@@ -19,7 +19,7 @@ type AssignFunc = func(members []kgviz.MemberSubscription, topics map[string]int
 
 func init() {
 	register(Exercise{
-		ID: "ex02-1", Points: 1,
+		ID: "ex02-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(partition, partitions, members int) string]("rangeOwner")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify02_1(get[func(int, int, int) string](a, 0), v) },
 		Giveaways: func() []string {
@@ -27,7 +27,7 @@ func init() {
 		},
 	})
 	register(Exercise{
-		ID: "ex02-2", Points: 1,
+		ID: "ex02-2", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(strategy []string, topics map[string]int, members int) int]("pausedWhenJoining")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify02_2(get[func([]string, map[string]int, int) int](a, 0), v)

@@ -17,7 +17,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex03-1", Points: 1,
+		ID: "ex03-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(partitions, members int) int]("pausedCooperative")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify03_1(get[func(int, int) int](a, 0), v) },
 		Giveaways: func() []string {
@@ -25,7 +25,7 @@ func init() {
 		},
 	})
 	register(Exercise{
-		ID: "ex03-2", Points: 1,
+		ID: "ex03-2", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(protocol kgviz.RebalanceProtocol, partitions, members int) int]("generationsPerJoin")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify03_2(get[func(kgviz.RebalanceProtocol, int, int) int](a, 0), v)

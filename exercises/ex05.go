@@ -16,13 +16,13 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex05-1", Points: 1,
+		ID: "ex05-1", Points: 1, Prediction: true,
 		Answers:   []Answer{answer[func(batch []string, crashAfter int) []string]("lostAfterCrash")},
 		Verify:    func(a Answers, v Variant) Outcome { return verify05_1(get[func([]string, int) []string](a, 0), v) },
 		Giveaways: giveaways05_1,
 	})
 	register(Exercise{
-		ID: "ex05-2", Points: 1,
+		ID: "ex05-2", Points: 1, Prediction: true,
 		Answers:   []Answer{answer[func(pollsSinceAutoCommit, crashAfter, maxPollRecords int) int]("repeatedAfterCrash")},
 		Verify:    func(a Answers, v Variant) Outcome { return verify05_2(get[func(int, int, int) int](a, 0), v) },
 		Giveaways: giveaways05_2,

@@ -13,13 +13,13 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex06-1", Points: 1,
+		ID: "ex06-1", Points: 1, Prediction: true,
 		Answers:   []Answer{answer[func(graceful, static bool, sessionTimeout int) int]("noticedAfter")},
 		Verify:    func(a Answers, v Variant) Outcome { return verify06_1(get[func(bool, bool, int) int](a, 0), v) },
 		Giveaways: giveaways06_1,
 	})
 	register(Exercise{
-		ID: "ex06-2", Points: 1,
+		ID: "ex06-2", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(members int, static bool, a kgviz.Assignor) int]("rollingRestartRebalances")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify06_2(get[func(int, bool, kgviz.Assignor) int](a, 0), v)

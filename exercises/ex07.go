@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex07-1", Points: 1,
+		ID: "ex07-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(batch []string, slowTicks, maxPollInterval int) []string]("zombieTwice")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify07_1(get[func([]string, int, int) []string](a, 0), v)
@@ -39,14 +39,9 @@ func zombieScenario(members int, victim, record string, opts ...kgviz.Option) *k
 // slowBatch returns the batch (the records of one poll) in which victim
 // started its slow record, and the slow record; nil if none was slow.
 func slowBatch(w *kgviz.World, victim string) ([]string, string) {
-	slow := ""
-	for _, e := range w.Events() {
-		if e.Type == kgviz.EvSlowStart && e.Member == victim {
-			slow = e.Record
-			break
-		}
-	}
-	if slow == "" {
+	e, ok := w.Fold().FirstOf(victim, kgviz.EvSlowStart)
+	slow := e.Record
+	if !ok || slow == "" {
 		return nil, ""
 	}
 	for _, b := range w.Batches(victim) {

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex08-1", Points: 1,
+		ID: "ex08-1", Points: 1, Prediction: true,
 		Answers: []Answer{
 			answer[func(p kgviz.ProducerMode, lostAnswers int) int]("timesSent"),
 			answer[func(p kgviz.ProducerMode, lostAnswers int) int]("copiesInLog"),

@@ -14,7 +14,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex09-1", Points: 1,
+		ID: "ex09-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(p kgviz.ProducerMode, batch []string, crashAfter int) []string]("seenTwice")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify09_1(get[func(kgviz.ProducerMode, []string, int) []string](a, 0), v)

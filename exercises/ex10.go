@@ -9,7 +9,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex10-1", Points: 1,
+		ID: "ex10-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(txnVersion int) []string]("batchRequests")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify10_1(get[func(int) []string](a, 0), v) },
 		Giveaways: func() []string {
@@ -24,7 +24,7 @@ func init() {
 		},
 	})
 	register(Exercise{
-		ID: "ex10-2", Points: 1,
+		ID: "ex10-2", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(lastSent string) string]("outcome")},
 		Verify:  func(a Answers, v Variant) Outcome { return verify10_2(get[func(string) string](a, 0), v) },
 	})
@@ -136,22 +136,8 @@ func txnCrash(members, tv, runUp int, victim string, api kgviz.APIKey) *kgviz.Wo
 // txnAt returns the states (collapsed) of the first transaction of
 // transactionalID that ends (Complete…) at or after tick.
 func txnAt(w *kgviz.World, transactionalID string, tick int) []kgviz.TxnState {
-	var cur []kgviz.TxnState
-	for _, e := range w.Events() {
-		if e.Type != kgviz.EvTxnState || e.TransactionalID != transactionalID {
-			continue
-		}
-		switch e.TxnState {
-		case kgviz.TxnEmpty:
-			cur = nil
-		case kgviz.TxnCompleteCommit, kgviz.TxnCompleteAbort:
-			if e.Tick >= tick && len(cur) > 0 {
-				return collapse(append(cur, e.TxnState))
-			}
-			cur = nil
-		default:
-			cur = append(cur, e.TxnState)
-		}
+	if states := w.Fold().TxnEndingFrom(transactionalID, tick); states != nil {
+		return collapse(states)
 	}
 	return nil
 }
@@ -190,10 +176,8 @@ func verify10_2(outcome func(lastSent string) string, v Variant) Outcome {
 			continue
 		}
 		crash := 0
-		for _, e := range w.Events() {
-			if e.Type == kgviz.EvCrash && e.Member == c.victim {
-				crash = e.Tick
-			}
+		if e, ok := w.Fold().LastOf(c.victim, kgviz.EvCrash); ok {
+			crash = e.Tick
 		}
 		states := txnAt(w, "tx-"+c.victim, crash)
 		if len(states) == 0 {
@@ -255,13 +239,10 @@ func verify10_3(nextState func(state kgviz.TxnState, event string) kgviz.TxnStat
 	}
 	crashTick := func(member string) func(w *kgviz.World) int {
 		return func(w *kgviz.World) int {
-			t := 0
-			for _, e := range w.Events() {
-				if (e.Type == kgviz.EvCrash || e.Type == kgviz.EvRestart) && e.Member == member && t == 0 {
-					t = e.Tick
-				}
+			if e, ok := w.Fold().FirstOf(member, kgviz.EvCrash, kgviz.EvRestart); ok {
+				return e.Tick
 			}
-			return t
+			return 0
 		}
 	}
 	lives := []ex10Life{

@@ -21,7 +21,7 @@ func init() {
 		Verify:  func(a Answers, v Variant) Outcome { return verify11_3(get[func([]kgviz.LogRecord) []string](a, 0), v) },
 	})
 	register(Exercise{
-		ID: "ex11-1", Points: 1,
+		ID: "ex11-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(transactionTimeout, restartAfter int) string]("unblockedBy")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify11_1(get[func(int, int) string](a, 0), v)
@@ -181,20 +181,7 @@ type ex11Stall struct {
 // before it aborted the transaction, "timeout" otherwise; the tick the
 // transaction began, and the tick of the restart (-1: none).
 func stallEnd(w *kgviz.World, victim string, crash int) (string, int, int) {
-	begin, abort := -1, -1
-	for _, e := range w.Events() {
-		if e.Type != kgviz.EvTxnState || e.TransactionalID != "tx-"+victim {
-			continue
-		}
-		switch {
-		case e.Tick <= crash && e.TxnState == kgviz.TxnOngoing && begin < 0:
-			begin = e.Tick
-		case e.Tick <= crash && e.TxnState != kgviz.TxnOngoing:
-			begin = -1
-		case e.Tick > crash && e.TxnState == kgviz.TxnPrepareAbort && abort < 0:
-			abort = e.Tick
-		}
-	}
+	begin, abort := w.Fold().TxnAround("tx-"+victim, crash)
 	restart := -1
 	for _, x := range w.Requests(victim, kgviz.InitProducerID) {
 		if x.Tick > crash && restart < 0 {

@@ -11,7 +11,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex12a-1", Points: 1,
+		ID: "ex12a-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(isolation string, zombieWrote []string) []string]("seenTwice")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify12a_1(get[func(string, []string) []string](a, 0), v)

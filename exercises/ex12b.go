@@ -18,7 +18,7 @@ func init() {
 		},
 	})
 	register(Exercise{
-		ID: "ex12b-2", Points: 1,
+		ID: "ex12b-2", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(lastSent string) kgviz.ErrorCode]("newOwnerFetch")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify12b_2(get[func(string) kgviz.ErrorCode](a, 0), v)
@@ -70,12 +70,7 @@ func groupView(w *kgviz.World) (GroupView, bool) {
 // group.instance.id (and none), at the group's generation and the ones around
 // it, as OffsetCommit and TxnOffsetCommit.
 func commitCandidates(w *kgviz.World, g GroupView) []CommitView {
-	inst := map[string]string{}
-	for _, e := range w.Events() {
-		if e.Type == kgviz.EvMemberAdded && e.MemberID != "" {
-			inst[e.MemberID] = e.InstanceID
-		}
-	}
+	inst := w.Fold().InstanceIDs()
 	ids := make([]string, 0, len(inst))
 	for id := range inst {
 		ids = append(ids, id)

@@ -13,7 +13,7 @@ import (
 
 func init() {
 	register(Exercise{
-		ID: "ex13-1", Points: 1,
+		ID: "ex13-1", Points: 1, Prediction: true,
 		Answers: []Answer{answer[func(joins, restarts, crashes int, static bool) int]("groupEpochAfter")},
 		Verify: func(a Answers, v Variant) Outcome {
 			return verify13_1(get[func(int, int, int, bool) int](a, 0), v)

@@ -345,7 +345,7 @@ func TestREADMECounts(t *testing.T) {
 // sheet, the glossary and the simplifications; in a demo notebook a real
 // client code box (Java and franz-go); 00 stays short.
 func TestNotebookShape(t *testing.T) {
-	rewritten := []string{"00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12a", "12b", "13", "14"} // every notebook of the course (issue 15)
+	rewritten := []string{"00", "01", "02", "03", "04", "05", "06", "07", "08", "09", "10", "11", "12a", "12b", "13", "14", "15"} // every notebook of the course (issue 15)
 	for _, nn := range rewritten {
 		srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "course", nn+"-*.txt"))
 		if len(srcs) != 1 {
@@ -446,5 +446,29 @@ func TestOwnCodeRefusesBuiltinAssignors(t *testing.T) {
 		if strings.Contains(o.Message, "own assignor") {
 			t.Errorf("%s remote: the process's own runs counted: %v", id, o)
 		}
+	}
+}
+
+// The course's predictions are the registry's: a "(predict, ...)" heading
+// in course/*.txt is an Exercise with Prediction set, and nothing else is.
+func TestPredictionsAreTheCoursePredictions(t *testing.T) {
+	heading := regexp.MustCompile(`(?m)^### (ex\d\d[a-z]?-\d+) · .*\((\w+),`)
+	srcs, _ := filepath.Glob(filepath.Join(repoRoot(), "course", "*.txt"))
+	n := 0
+	for _, src := range srcs {
+		data, _ := os.ReadFile(src)
+		for _, m := range heading.FindAllStringSubmatch(string(data), -1) {
+			e, ok := Lookup(m[1])
+			if !ok {
+				continue
+			}
+			n++
+			if e.Prediction != (m[2] == "predict") {
+				t.Errorf("%s: heading says %q, registry Prediction %v", m[1], m[2], e.Prediction)
+			}
+		}
+	}
+	if n < 20 {
+		t.Errorf("only %d exercise headings found", n)
 	}
 }

@@ -42,6 +42,11 @@ type Exercise struct {
 	// assignors (directly, by name, or inside a world it makes) fails,
 	// saying so, whatever its plans are.
 	OwnCode bool
+	// Prediction marks a prediction (the "predict" exercises asked before a
+	// demo runs): the first answer its check cell judges is recorded (in the
+	// notebook's metadata, see firstanswer.go) and is what kgviz grade
+	// grades; later tries give feedback only.
+	Prediction bool
 }
 
 // Answer is one function an answer cell declares.

@@ -77,6 +77,8 @@ const (
 	EvZombie               = event.EvZombie
 	EvPollTimeout          = event.EvPollTimeout
 	EvSlowStart            = event.EvSlowStart
+	EvProcessFailed        = event.EvProcessFailed
+	EvDeadLetter           = event.EvDeadLetter
 	EvConfig               = event.EvConfig
 	EvError                = event.EvError
 	EvRebalance            = event.EvRebalance

@@ -69,7 +69,23 @@ func (w *World) settled() bool {
 	return w.settledVal
 }
 
+// shareGroupsSettled is the share groups' part of settled (KIP-932;
+// share.go): decided when one is not settled, or when every member is a
+// share consumer.
+func (w *World) shareGroupsSettled() (settled, decided bool) {
+	if w.shareMembers == 0 {
+		return true, false
+	}
+	if !w.shareSettled() {
+		return false, true
+	}
+	return true, w.shareMembers == len(w.names)
+}
+
 func (w *World) computeSettled() bool {
+	if ok, decided := w.shareGroupsSettled(); decided {
+		return ok
+	}
 	if cg := w.consumerGroup(); cg != nil {
 		return w.consumerSettled(cg)
 	}
@@ -114,7 +130,7 @@ func (w *World) computeSettled() bool {
 	}
 	for _, name := range w.names {
 		p := w.current[name]
-		if p.alive() && (p.lifecycle != LifecycleRunning || p.settledPass != w.settledPass && !g.HasMember(p.group.memberID)) {
+		if p.alive() && p.cfg.share.group == "" && (p.lifecycle != LifecycleRunning || p.settledPass != w.settledPass && !g.HasMember(p.group.memberID)) {
 			w.unsettledHint = p
 			return false
 		}
@@ -138,7 +154,7 @@ func (w *World) consumerSettled(g *broker.ConsumerGroup) bool {
 	// of the processes before it.
 	n := 0
 	for _, p := range w.running {
-		if !p.alive() {
+		if !p.alive() || p.cfg.share.group != "" {
 			continue
 		}
 		if !w.consumerProcessReconciled(p, g) {
@@ -151,7 +167,7 @@ func (w *World) consumerSettled(g *broker.ConsumerGroup) bool {
 		return false
 	}
 	for _, p := range w.running {
-		if p.alive() && !g.Owns(p.group.memberID, p.owned) {
+		if p.alive() && p.cfg.share.group == "" && !g.Owns(p.group.memberID, p.owned) {
 			w.unsettledHint = p
 			return false
 		}
@@ -274,13 +290,13 @@ func SlowStarted(member string) Condition {
 
 // GenerationAtLeast holds once the group reached generation g.
 func GenerationAtLeast(g int) Condition {
-	return Condition{desc: fmt.Sprintf("GenerationAtLeast(%d)", g), check: func(w *World, _ *condState) bool { return w.Generation() >= g }}
+	return Condition{desc: fmt.Sprintf("GenerationAtLeast(%d)", g), check: func(w *World, _ *condState) bool { return w.liveGeneration() >= g }}
 }
 
 // Quiet holds when the group is Stable, every input record has been consumed
 // and committed, no transaction is open and nothing but heartbeats is in flight.
 func Quiet() Condition {
-	return Condition{desc: "Quiet()", impossible: noMemberRunning, check: func(w *World, _ *condState) bool {
+	return Condition{desc: "Quiet()", impossible: quietImpossible, check: func(w *World, _ *condState) bool {
 		if !w.settled() || w.net.busy() || w.broker.Groups().PendingOffsets(GroupID) > 0 {
 			return false
 		}
@@ -302,6 +318,15 @@ func Quiet() Condition {
 		}
 		return true
 	}}
+}
+
+// quietImpossible: a running share consumer polls without end (share.go),
+// and no member running cannot commit.
+func quietImpossible(w *World) string {
+	if why := sharePollsForever(w); why != "" {
+		return why
+	}
+	return noMemberRunning(w)
 }
 
 // combined is the Condition name(conds...) with no check yet: its

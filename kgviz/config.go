@@ -91,15 +91,17 @@ type topicSpec struct {
 
 // config holds the world's settings; members copy it and apply their own options.
 type config struct {
-	sessionTimeout      int // session.timeout.ms
-	maxPollInterval     int // max.poll.interval.ms (also the rebalance timeout)
-	maxPollRecords      int // max.poll.records
-	autoCommitInterval  int // auto.commit.interval.ms
-	transactionTimeout  int // transaction.timeout.ms
-	transactionVersion  int // the cluster's transaction.version feature: 1 or 2 (KIP-890)
-	requestTimeout      int // request.timeout.ms: the producer retries after this many ticks
-	slowTicks           int // processing time of a slow record
-	recordTicks         int // processing time of a record
+	sessionTimeout      int              // session.timeout.ms
+	maxPollInterval     int              // max.poll.interval.ms (also the rebalance timeout)
+	maxPollRecords      int              // max.poll.records
+	autoCommitInterval  int              // auto.commit.interval.ms
+	transactionTimeout  int              // transaction.timeout.ms
+	transactionVersion  int              // the cluster's transaction.version feature: 1 or 2 (KIP-890)
+	requestTimeout      int              // request.timeout.ms: the producer retries after this many ticks
+	slowTicks           int              // processing time of a slow record
+	recordTicks         int              // processing time of a record
+	deadLetterTopic     string           // WithDeadLetterTopic; "" = none
+	failing             map[string][]int // WithFailingRecords: offsets by partition short name
 	recordsPerPartition int
 	runLimit            int // the most ticks one RunUntil may take
 	topics              []topicSpec
@@ -129,6 +131,8 @@ type config struct {
 	consumerSessionTimeout    int
 
 	tap brokerTap // WithBrokerTap (tap.go)
+
+	share shareSettings // share groups (KIP-932; share.go)
 }
 
 func defaultConfig() config {
@@ -152,6 +156,7 @@ func defaultConfig() config {
 		assignors:                 []Assignor{Range},
 		consumerHeartbeatInterval: 1,
 		consumerSessionTimeout:    6,
+		share:                     defaultShareSettings(),
 	}
 }
 
@@ -557,7 +562,10 @@ func applyOptions(c *config, opts []Option, member bool) error {
 			return err
 		}
 	}
-	return mergeTopics(c)
+	if err := mergeTopics(c); err != nil {
+		return err
+	}
+	return c.checkDeadLetter()
 }
 
 // mergeTopics applies WithOnlyTopics and WithTopic, in whatever order they

@@ -13,7 +13,6 @@ import (
 	"testing"
 
 	"github.com/kgviz/kgviz/kgviz"
-	"github.com/kgviz/kgviz/scenarios"
 )
 
 // TestEventLogDigests pins, event for event, what a set of worlds record:
@@ -33,39 +32,7 @@ func TestEventLogDigests(t *testing.T) {
 	if testing.Short() {
 		t.Skip("-short: the digests take about 10 s")
 	}
-	type world struct {
-		name string
-		make func() *kgviz.World
-	}
-	var worlds []world
-	for _, d := range scenarios.Demos() {
-		worlds = append(worlds, world{"demo " + d.Name, d.World})
-		if d.Compare != nil {
-			for k, l := range d.Compare() {
-				worlds = append(worlds, world{"demo " + d.Name + " beside " + l.Label, func() *kgviz.World { return d.Compare()[k].World }})
-			}
-		}
-	}
-	for s := uint64(1); s <= 300; s++ {
-		worlds = append(worlds, world{fmt.Sprintf("random seed=%d", s), func() *kgviz.World { return runScript(s).w }})
-	}
-	rolling := func(members, partitions int, static bool, name string, group ...kgviz.Option) {
-		kind := "dynamic"
-		if static {
-			kind = "static"
-		}
-		worlds = append(worlds, world{fmt.Sprintf("rolling %s %s members=%d partitions=%d", name, kind, members, partitions),
-			func() *kgviz.World { return kgviz.RollingRestartWith(t, members, partitions, static, group...) }})
-	}
-	for _, static := range []bool{false, true} {
-		rolling(100, 1000, static, "range", kgviz.WithAssignor(kgviz.Range))
-		rolling(50, 500, static, "sticky", kgviz.WithAssignor(kgviz.Sticky))
-		rolling(50, 500, static, "cooperative-sticky", kgviz.WithAssignor(kgviz.CooperativeSticky))
-		rolling(100, 1000, static, "kip848", kgviz.WithGroupProtocol(kgviz.Consumer))
-	}
-	if os.Getenv("KGVIZ_DIGEST_LARGE") != "" {
-		rolling(500, 5000, false, "range", kgviz.WithAssignor(kgviz.Range))
-	}
+	worlds := pinnedWorlds(t, os.Getenv("KGVIZ_DIGEST_LARGE") != "")
 
 	const file = "testdata/digests.txt"
 	want := map[string]string{}
@@ -92,7 +59,7 @@ func TestEventLogDigests(t *testing.T) {
 		case !ok && strings.HasPrefix(wd.name, "rolling range dynamic members=500"):
 			t.Logf("%s: %s (not in %s)", wd.name, got, file)
 		case old != got:
-			differ = append(differ, fmt.Sprintf("%s:\n  want %s\n  got  %s", wd.name, old, got))
+			differ = append(differ, fmt.Sprintf("%s:\n  want %s\n  got  %s\n  first changed events: scripts/digest-diff.sh HEAD %q", wd.name, old, got, wd.name))
 		}
 	}
 	if os.Getenv("KGVIZ_UPDATE_DIGESTS") != "" {

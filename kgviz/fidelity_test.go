@@ -49,6 +49,8 @@ var fidelityTests = map[kgviz.ErrorCode]string{
 	kgviz.UNRELEASED_INSTANCE_ID:       "TestFidelityUnreleasedInstanceID",
 	kgviz.UNSUPPORTED_ASSIGNOR:         "TestFidelityUnsupportedAssignor",
 	kgviz.STALE_MEMBER_EPOCH:           "TestFidelityStaleMemberEpoch",
+	kgviz.INVALID_RECORD_STATE:         "TestFidelityInvalidRecordState",      // fidelity_share_test.go
+	kgviz.UNKNOWN_TOPIC_OR_PARTITION:   "TestFidelityUnknownTopicOrPartition", // fidelity_share_test.go
 }
 
 // kafkaErrorCodes are the numbers of org.apache.kafka.common.protocol.Errors
@@ -59,12 +61,13 @@ var kafkaErrorCodes = map[string]int16{
 	"INVALID_TXN_STATE": 48, "INVALID_PRODUCER_ID_MAPPING": 49, "CONCURRENT_TRANSACTIONS": 51, "FENCED_INSTANCE_ID": 82,
 	"UNSTABLE_OFFSET_COMMIT": 88, "PRODUCER_FENCED": 90, "INVALID_REQUEST": 42, "GROUP_ID_NOT_FOUND": 69,
 	"FENCED_MEMBER_EPOCH": 110, "UNRELEASED_INSTANCE_ID": 111, "UNSUPPORTED_ASSIGNOR": 112, "STALE_MEMBER_EPOCH": 113,
+	"UNKNOWN_TOPIC_OR_PARTITION": 3, "INVALID_RECORD_STATE": 121,
 }
 
 func TestFidelityEveryErrorCodeHasATest(t *testing.T) {
 	// The test functions of this file and of fidelity_kip848_test.go.
 	tests := map[string]bool{}
-	for _, file := range []string{"fidelity_test.go", "fidelity_kip848_test.go"} {
+	for _, file := range []string{"fidelity_test.go", "fidelity_kip848_test.go", "fidelity_share_test.go"} {
 		f, err := parser.ParseFile(token.NewFileSet(), file, nil, 0)
 		require.NoError(t, err)
 		for _, d := range f.Decls {

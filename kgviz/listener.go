@@ -65,12 +65,12 @@ func (p *member) listenerOffsets(revoked []TopicPartition) (offs []broker.Partit
 	if l == nil {
 		return nil, true
 	}
-	names := p.w.shortNames(revoked)
+	names := p.t.shortNames(revoked)
 	sort.Strings(names)
 	last := make(map[string]int, len(p.lastProcessed))
 	for _, tp := range p.owned {
-		if off, done := p.lastProcessed[p.w.index(tp)]; done {
-			last[p.w.short(tp)] = off
+		if off, done := p.lastProcessed[p.t.index(tp)]; done {
+			last[p.t.short(tp)] = off
 		}
 	}
 	var got map[string]int
@@ -84,7 +84,7 @@ func (p *member) listenerOffsets(revoked []TopicPartition) (offs []broker.Partit
 		return nil
 	}()
 	if err != nil {
-		p.w.fail(err)
+		p.h.stop(err)
 		return nil, false
 	}
 	keys := make([]string, 0, len(got))
@@ -93,13 +93,13 @@ func (p *member) listenerOffsets(revoked []TopicPartition) (offs []broker.Partit
 	}
 	sort.Strings(keys)
 	for _, k := range keys {
-		tp, known := p.w.parsePartition(k)
+		tp, known := p.t.parsePartition(k)
 		if !known {
-			p.w.fail(fmt.Errorf("the rebalance listener of %s returned an offset for %q, which is not a partition of this world (%v)", p.name, k, p.w.Partitions()))
+			p.h.stop(fmt.Errorf("the rebalance listener of %s returned an offset for %q, which is not a partition of this world (%v)", p.name, k, p.t.shortNames(p.t.inputTPs)))
 			return nil, false
 		}
 		if got[k] < 0 {
-			p.w.fail(fmt.Errorf("the rebalance listener of %s returned offset %d for %s: an offset is never negative", p.name, got[k], k))
+			p.h.stop(fmt.Errorf("the rebalance listener of %s returned offset %d for %s: an offset is never negative", p.name, got[k], k))
 			return nil, false
 		}
 		offs = append(offs, broker.PartitionOffset{Partition: tp, Offset: got[k]})

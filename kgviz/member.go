@@ -12,6 +12,7 @@ import (
 // running as a zombie. The member's code is split by concern:
 //
 //	member.go          the process: its state, lifecycle, one step per tick, response dispatch
+//	member_host.go     host: all it reaches of its world (clock, outbox, event log)
 //	member_state.go    the state enums (Lifecycle, ClassicMemberState, Phase) and MemberInfo
 //	member_group.go    the group client: FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup
 //	member_assign.go   the leader's assignor run and plan check
@@ -20,7 +21,9 @@ import (
 //	member_commit.go   the commit modes and their answers
 //	producer.go        the producer: idempotence, transactions
 type member struct {
-	w           *World
+	h           host      // the world it runs in (member_host.go)
+	brokerName  string    // h.brokerName(), every request's recipient (asked once: one interface call less per heartbeat)
+	t           *topology // what it reads of the world's topics
 	name        string
 	incarnation int
 	conn        int    // the network connection of this process
@@ -81,6 +84,7 @@ type member struct {
 	sinceCommit     int           // batches processed since the last commit (WithCommitEvery)
 	hbReq           broker.HeartbeatRequest
 	crashPlan       *CrashPoint
+	frozen          bool // Freeze: the process stops, its connection stays open
 	slowNext        bool
 	loseNextProduce bool
 	paused          map[int32]bool // by input partition index: KafkaConsumer.pause (consumer_control.go)
@@ -93,9 +97,14 @@ type member struct {
 	idx           int
 	recordEnd     int
 	recordStarted bool
-	slowRecord    bool
-	batchOffsets  []broker.PartitionOffset
-	producer      producer
+	// failing: the failing record being tried (WithFailingRecords) and its attempts so far
+	failing struct {
+		record   string
+		attempts int
+	}
+	slowRecord   bool
+	batchOffsets []broker.PartitionOffset
+	producer     producer
 }
 
 func (w *World) startProcess(name string, cfg config) *member {
@@ -105,12 +114,8 @@ func (w *World) startProcess(name string, cfg config) *member {
 		old.superseded = true
 	}
 	w.nextConn++
-	p := &member{w: w, name: name, incarnation: inc, conn: w.nextConn, cfg: cfg, lifecycle: LifecycleStarting,
-		positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs)), lastProcessed: map[int32]int{},
-		lastPoll: w.now(), lastAuto: w.now(), idleVer: -1, readyVer: -1, seq: len(w.procs)}
-	p.protocol = memberProtocol(cfg.assignors)
-	p.mm = newMembership(p)
-	p.producer.init(p)
+	p := newMember(w, &w.topology, name, inc, w.nextConn, cfg)
+	p.seq = len(w.procs)
 	w.procs = append(w.procs, p)
 	w.running = append(w.running, p)
 	w.current[name] = p
@@ -119,14 +124,33 @@ func (w *World) startProcess(name string, cfg config) *member {
 	if inc > 1 {
 		w.record(event.Event{Type: event.EvRestart, Member: name, Count: inc, InstanceID: cfg.instanceID})
 	}
+	p.start()
+	return p
+}
+
+// newMember is a process of member name (its incarnation inc, on network
+// connection conn) in host h, not started yet (start).
+func newMember(h host, t *topology, name string, inc, conn int, cfg config) *member {
+	n := len(t.inputTPs)
+	p := &member{h: h, t: t, brokerName: h.brokerName(), name: name, incarnation: inc, conn: conn, cfg: cfg, lifecycle: LifecycleStarting,
+		positions: newOffsetTable(n), committedPos: newOffsetTable(n), logEnd: newOffsetTable(n), lastProcessed: map[int32]int{},
+		lastPoll: h.now(), lastAuto: h.now(), idleVer: -1, readyVer: -1}
+	p.protocol = memberProtocol(cfg.assignors)
+	p.mm = newMembership(p)
+	p.producer.init(p)
+	return p
+}
+
+// start is the process's first step: a transactional producer's
+// initTransactions(), or else the consumer's FindCoordinator.
+func (p *member) start() {
 	p.setActivity(event.ActivityStarting, "")
 	if p.producer.mode == producerTransactional {
 		p.producer.initTransactions()
-		p.phase = PhaseInitProducerID
+		p.setPhase(PhaseInitProducerID)
 	} else {
 		p.findCoordinator()
 	}
-	return p
 }
 
 // memberProtocol is ConsumerCoordinator's choice of the rebalance protocol:
@@ -144,7 +168,7 @@ func memberProtocol(assignors []Assignor) RebalanceProtocol {
 func (p *member) alive() bool { return p.lifecycle.Alive() }
 
 // now is the current tick.
-func (p *member) now() int { return p.w.now() }
+func (p *member) now() int { return p.h.now() }
 
 // memberID is the member id the process refers to in its events: the one its
 // consumer holds, or, once reset, the one its application still believes in.
@@ -161,12 +185,11 @@ func (p *member) event(e event.Event) {
 	if e.MemberID == "" {
 		e.MemberID = p.memberID()
 	}
-	p.w.recordAt(&e)
+	p.h.record(e)
 }
 
-// setActivity records the member's activity if it changed. The event is
-// built in place and recorded as event would (the most frequent event of
-// a member: not copied into event's argument).
+// setActivity records the member's activity if it changed (the most
+// frequent event of a member), as event would, without event's copy.
 func (p *member) setActivity(a event.Activity, rec string) {
 	if p.activity == a && p.activityRec == rec {
 		return
@@ -175,12 +198,12 @@ func (p *member) setActivity(a event.Activity, rec string) {
 	var e event.Event // set field by field: built in place, where a literal would be built apart and copied
 	e.Type, e.Activity, e.Record, e.Generation = event.EvActivity, a, rec, p.group.generation
 	e.Member, e.MemberID = p.name, p.memberID()
-	p.w.recordAt(&e)
+	p.h.record(e)
 }
 
 // syncOwned brings ownedIdx and ownedShort up to date after owned changed.
 func (p *member) syncOwned() {
-	w := p.w
+	w := p.t
 	p.ownedIdx = p.ownedIdx[:0]
 	for _, tp := range p.owned {
 		p.ownedIdx = append(p.ownedIdx, w.index(tp))
@@ -204,35 +227,10 @@ func (p *member) syncOwned() {
 	}
 }
 
-// shortRun returns the short names of the input partitions idx when they
-// are consecutive indices in ascending order (a range of a topic: what the
-// range assignor gives a member, what pauses when it revokes them), without
-// a copy: a clipped slice of w.shortBy, which is only appended to while the
-// world is built and never written after, so lists that are never written
-// either (ownedShort, the events' partitions) may share it. ok is false for
-// any other list.
-func (w *World) shortRun(idx []int32) (names []string, ok bool) {
-	if len(idx) == 0 || idx[0] < 0 {
-		return nil, false
-	}
-	first := idx[0]
-	for k, i := range idx {
-		if i != first+int32(k) {
-			return nil, false
-		}
-	}
-	end := int(first) + len(idx)
-	return w.shortBy[first:end:end], true
-}
-
 // touch records that the process's partitions, positions or state changed.
 func (p *member) touch() {
 	p.ver++
-	p.w.pauses.dirty = true
-	if !p.changed {
-		p.changed = true
-		p.w.pauses.changed = append(p.w.pauses.changed, p)
-	}
+	p.h.changed(p)
 }
 
 // consuming says whether the process consumes its partitions for the group:
@@ -269,8 +267,11 @@ func (p *member) inSlowRecord() bool {
 // every process it ever started (procs): without this, a rolling restart
 // would keep a plan alive for every process it stopped.
 func (p *member) end(l Lifecycle) {
+	if !p.frozen {
+		p.h.closeConnection(p.conn)
+	}
 	p.setLifecycle(l)
-	p.phase = PhaseDone
+	p.setPhase(PhaseDone)
 	p.producer.stop()
 	p.setActivity(event.ActivityDead, "")
 	p.touch()
@@ -282,7 +283,12 @@ func (p *member) crash(how CrashPoint) {
 	if !p.alive() {
 		return
 	}
-	p.event(event.Event{Type: event.EvCrash, Generation: p.group.generation, Reason: how.kind, Count: how.arg})
+	e := event.Event{Type: event.EvCrash, Generation: p.group.generation, Reason: how.kind, Count: how.arg}
+	if how.frozen {
+		p.frozen = true
+		e = e.WithText(event.FrozenText)
+	}
+	p.event(e)
 	p.end(LifecycleCrashed)
 }
 
@@ -333,14 +339,15 @@ func (p *member) step() {
 
 // backoff waits retry.backoff.ms (one tick) before doing phase ph's request again.
 func (p *member) backoff(ph Phase) {
-	p.phase, p.backoffOf, p.backoffUntil = PhaseBackoff, ph, p.now()+1
+	p.setPhase(PhaseBackoff)
+	p.backoffOf, p.backoffUntil = ph, p.now()+1
 }
 
 // resend does again what the phase the process backed off from was waiting for.
 func (p *member) resend() {
 	switch p.backoffOf {
 	case PhaseInitProducerID:
-		p.phase = PhaseInitProducerID
+		p.setPhase(PhaseInitProducerID)
 		p.producer.sendInitProducerID()
 	case PhaseFindCoordinator:
 		p.findCoordinator()
@@ -351,7 +358,7 @@ func (p *member) resend() {
 	case PhaseTxnEnd:
 		p.producer.endTxn()
 	default:
-		p.phase = PhasePoll
+		p.setPhase(PhasePoll)
 		p.poll()
 	}
 }
@@ -388,12 +395,14 @@ func (p *member) receive(env broker.Envelope) {
 		p.producer.onTxnOffsetCommitResponse(m)
 	case *broker.EndTxnResponse:
 		p.producer.onEndTxnResponse(m)
+	default:
+		p.mm.receive(env)
 	}
 }
 
 // request sends a request to the broker; gen is the generation it refers to (for the record).
 func (p *member) request(m kafka.Message, gen int) int {
-	return p.w.net.send(broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: gen, Msg: m}, p)
+	return p.h.send(broker.Envelope{From: p.name, To: p.brokerName, Conn: p.conn, Generation: gen, Msg: m}, p)
 }
 
 // info returns the process's state.
@@ -404,7 +413,7 @@ func (p *member) info() MemberInfo {
 	}
 	owned := make([]string, len(p.owned))
 	for i, tp := range p.owned {
-		owned[i] = p.w.short(tp)
+		owned[i] = p.t.short(tp)
 	}
 	info := MemberInfo{Name: p.name, Incarnation: p.incarnation, Lifecycle: p.lifecycle, Membership: p.group.state, Phase: p.phase,
 		MemberID: p.group.memberID, Generation: p.group.generation, AppGeneration: p.group.appGeneration,

@@ -17,7 +17,7 @@ import (
 // it; an invalid plan or a panicking assignor stops the world with an error
 // naming the assignor.
 func (p *member) runAssignor(resp *broker.JoinGroupResponse) (assignments []broker.SyncGroupAssignment, err error) {
-	w := p.w
+	w := p.t
 	var a Assignor
 	for _, x := range p.cfg.assignors {
 		if x.Name() == resp.ProtocolName {
@@ -159,7 +159,7 @@ type leaderScratch struct {
 // When nothing is withheld from anybody, shown.Sent is shown.Target (one map).
 // lists, if not nil, is the plan by position in members (each member's list,
 // members' ids unique), and plan is not read.
-func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, lists [][]TopicPartition, owned map[TopicPartition]string,
+func (w *topology) leaderPlan(members []MemberSubscription, plan map[string][]TopicPartition, lists [][]TopicPartition, owned map[TopicPartition]string,
 	withheldByAssignor map[TopicPartition]bool, ownPlan bool) (sent [][]TopicPartition, shown *event.Plan, unassigned []TopicPartition) {
 	sc := &w.leader
 	if len(sc.given) < len(w.inputTPs) {
@@ -230,8 +230,26 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 		targets = append(targets, tps)
 		targetShort[m.MemberID] = names
 	}
-	// Partitions of subscribed topics nobody got. Members usually share one
-	// subscription list: one equal to the previous member's adds nothing.
+	unassigned = w.unassignedOf(members, given)
+	// Nothing can be withheld when the assignor withheld nothing, or (for
+	// any other assignor) nobody owns anything (an eager group): every
+	// member is then sent its target, and Sent is Target's map itself (an
+	// event's plan is never changed once recorded).
+	if withheldByAssignor != nil && len(withheldByAssignor) == 0 || withheldByAssignor == nil && len(owned) == 0 {
+		return targets, &event.Plan{Target: targetShort, Withheld: w.shortNames(nil), Unassigned: w.shortNames(unassigned), Sent: targetShort}, unassigned
+	}
+	sentShort, withheld := w.withhold(members, targets, targetShort, owned, withheldByAssignor)
+	if sentShort == nil {
+		sentShort = targetShort
+	}
+	SortPartitions(withheld)
+	return targets, &event.Plan{Target: targetShort, Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: sentShort}, unassigned
+}
+
+// unassignedOf lists the partitions of subscribed topics nobody got
+// (given, by input partition index). Members usually share one
+// subscription list: one equal to the previous member's adds nothing.
+func (w *topology) unassignedOf(members []MemberSubscription, given []bool) (unassigned []TopicPartition) {
 	subscribed := map[string]bool{}
 	var prevTopics []string
 	for k, m := range members {
@@ -248,27 +266,20 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 			unassigned = append(unassigned, tp)
 		}
 	}
-	// Nothing can be withheld when the assignor withheld nothing, or (for
-	// any other assignor) nobody owns anything (an eager group): every
-	// member is then sent its target, and Sent is Target's map itself (an
-	// event's plan is never changed once recorded).
-	if withheldByAssignor != nil && len(withheldByAssignor) == 0 || withheldByAssignor == nil && len(owned) == 0 {
-		return targets, &event.Plan{Target: targetShort, Withheld: w.shortNames(nil), Unassigned: w.shortNames(unassigned), Sent: targetShort}, unassigned
-	}
-	var sentShort map[string][]string // sent's short names; nil while nothing is withheld from anyone (then Target's)
-	var withheld []TopicPartition
-	isWithheld := func(id string, tp TopicPartition) bool {
-		if withheldByAssignor != nil {
-			return withheldByAssignor[tp]
-		}
-		o, ok := owned[tp]
-		return ok && o != id
-	}
+	return unassigned
+}
+
+// withhold takes from each member's target what another member still owns
+// (or what the assignor withheld), in place in targets, and returns the
+// short names of what is sent (nil while nothing is withheld from anyone:
+// then Target's) and the partitions withheld.
+func (w *topology) withhold(members []MemberSubscription, targets [][]TopicPartition, targetShort map[string][]string,
+	owned map[TopicPartition]string, withheldByAssignor map[TopicPartition]bool) (sentShort map[string][]string, withheld []TopicPartition) {
 	for k, m := range members {
 		tps := targets[k]
 		all := true // nothing of the target is withheld: it is sent as it is, names too
 		for _, tp := range tps {
-			if isWithheld(m.MemberID, tp) {
+			if isWithheld(withheldByAssignor, owned, m.MemberID, tp) {
 				all = false
 				break
 			}
@@ -287,7 +298,7 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 		}
 		kept := tps[:0:0]
 		for _, tp := range tps {
-			if isWithheld(m.MemberID, tp) {
+			if isWithheld(withheldByAssignor, owned, m.MemberID, tp) {
 				withheld = append(withheld, tp)
 				continue
 			}
@@ -295,11 +306,17 @@ func (w *World) leaderPlan(members []MemberSubscription, plan map[string][]Topic
 		}
 		targets[k], sentShort[m.MemberID] = kept, w.shortNames(kept)
 	}
-	if sentShort == nil {
-		sentShort = targetShort
+	return sentShort, withheld
+}
+
+// isWithheld says whether tp is withheld from member id: as the assignor
+// said, or (when it says nothing) because another member owns it.
+func isWithheld(withheldByAssignor map[TopicPartition]bool, owned map[TopicPartition]string, id string, tp TopicPartition) bool {
+	if withheldByAssignor != nil {
+		return withheldByAssignor[tp]
 	}
-	SortPartitions(withheld)
-	return targets, &event.Plan{Target: targetShort, Withheld: w.shortNames(withheld), Unassigned: w.shortNames(unassigned), Sent: sentShort}, unassigned
+	o, ok := owned[tp]
+	return ok && o != id
 }
 
 // partitionsSorted says whether tps is in SortPartitions' order.

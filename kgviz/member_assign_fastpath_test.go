@@ -171,7 +171,7 @@ func TestRangeByPositionMatchesMapPlan(t *testing.T) {
 	byPosition, viaMap := world(Range), world(NewAssignor("range", Eager, Range.Assign))
 	ids := []string{"C1-1", "C1-2", "C10-1", "C2-1", "C3-4", "C4-1", "C5-9"}
 	positional := 0
-	first, recorded := byPosition.w.EventCount(), []string(nil)
+	first, recorded := byPosition.h.(*World).EventCount(), []string(nil)
 	for i := range 3000 {
 		resp := &broker.JoinGroupResponse{GenerationID: 1 + i, ProtocolName: "range"}
 		for range 1 + rng.IntN(6) {
@@ -196,16 +196,16 @@ func TestRangeByPositionMatchesMapPlan(t *testing.T) {
 		if idsIncrease(subs) {
 			positional++
 		}
-		n1, n2 := byPosition.w.EventCount(), viaMap.w.EventCount()
+		n1, n2 := byPosition.h.(*World).EventCount(), viaMap.h.(*World).EventCount()
 		got, err1 := byPosition.runAssignor(resp)
 		want, err2 := viaMap.runAssignor(resp)
 		require.Equal(t, err2, err1, "case %d: error", i)
 		require.Equal(t, want, got, "case %d: SyncGroup assignments", i)
 		var gotEvents, wantEvents []string
-		for _, e := range byPosition.w.EventsSince(n1) {
+		for _, e := range byPosition.h.(*World).EventsSince(n1) {
 			gotEvents = append(gotEvents, fmt.Sprintf("%v %v %v", e, e.Plan(), e.Partitions()))
 		}
-		for _, e := range viaMap.w.EventsSince(n2) {
+		for _, e := range viaMap.h.(*World).EventsSince(n2) {
 			wantEvents = append(wantEvents, fmt.Sprintf("%v %v %v", e, e.Plan(), e.Partitions()))
 		}
 		require.Equal(t, wantEvents, gotEvents, "case %d: events", i)
@@ -215,7 +215,7 @@ func TestRangeByPositionMatchesMapPlan(t *testing.T) {
 	// The plan event's names are the leader's scratch, reused by the next
 	// plan: the log must have kept none of them.
 	var again []string
-	for _, e := range byPosition.w.EventsSince(first) {
+	for _, e := range byPosition.h.(*World).EventsSince(first) {
 		again = append(again, fmt.Sprintf("%v %v %v", e, e.Plan(), e.Partitions()))
 	}
 	require.Equal(t, recorded, again, "the events read again at the end")

@@ -18,7 +18,7 @@ func (p *member) dirtyOffsets(tps []TopicPartition) []broker.PartitionOffset {
 		if idx != nil {
 			i = idx[k]
 		} else {
-			i = p.w.index(tp)
+			i = p.t.index(tp)
 		}
 		pos, ok := p.positions.get(i)
 		if !ok {
@@ -118,14 +118,14 @@ func (p *member) commitThenRevoke(owed, revoked []TopicPartition, settled bool) 
 	if !p.commitRequest(offs) {
 		return false
 	}
-	p.phase = PhaseRevokeCommit
+	p.setPhase(PhaseRevokeCommit)
 	return true
 }
 
 func (p *member) onOffsetCommitResponse(m *broker.OffsetCommitResponse) {
 	if m.ErrorCode == kafka.NONE {
 		for _, po := range m.Offsets {
-			p.committedPos.put(p.w.index(po.Partition), po.Offset)
+			p.committedPos.put(p.t.index(po.Partition), po.Offset)
 		}
 	}
 	switch p.phase {
@@ -135,7 +135,7 @@ func (p *member) onOffsetCommitResponse(m *broker.OffsetCommitResponse) {
 			p.finishBatch()
 			return
 		}
-		p.phase = PhaseProcess
+		p.setPhase(PhaseProcess)
 		p.processStep()
 	case PhaseCommitAfter:
 		if m.ErrorCode != kafka.NONE {
@@ -146,7 +146,7 @@ func (p *member) onOffsetCommitResponse(m *broker.OffsetCommitResponse) {
 		if m.ErrorCode != kafka.NONE {
 			p.commitFailed(m.ErrorCode)
 		}
-		p.phase = PhasePoll
+		p.setPhase(PhasePoll)
 		p.poll()
 	case PhaseRevokeCommit:
 		if m.ErrorCode != kafka.NONE {
@@ -155,10 +155,10 @@ func (p *member) onOffsetCommitResponse(m *broker.OffsetCommitResponse) {
 		// the offsets this commit owed are settled either way, so the
 		// revocation goes on (and does not commit them again)
 		for _, po := range m.Offsets {
-			p.committedPos.put(p.w.index(po.Partition), po.Offset)
+			p.committedPos.put(p.t.index(po.Partition), po.Offset)
 		}
 		p.revokeSettled = true
-		p.phase = PhasePoll
+		p.setPhase(PhasePoll)
 		p.poll()
 	default:
 		if m.ErrorCode != kafka.NONE && p.cfg.commit == AutoCommit {

@@ -7,7 +7,6 @@ import (
 	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
-	"github.com/kgviz/kgviz/kgviz/modern"
 )
 
 // consumerGroupClient is the consumer's side of the consumer group protocol
@@ -133,17 +132,17 @@ func (p *member) cgSend(ignoreAnswer bool) {
 	}
 	if all || !c.sentAll {
 		req.RebalanceTimeoutMs = p.cfg.maxPollInterval
-		req.SubscribedTopicNames = kafka.JavaHashMapOrder(p.w.topicNames())
+		req.SubscribedTopicNames = kafka.JavaHashMapOrder(p.t.topicNames())
 		req.ServerAssignor = p.cfg.remoteAssignor
 		c.sentAll = true
 	}
 	if all || c.sentLocal != c.currentLocal {
-		req.TopicPartitions = p.w.assignmentOf(c.current)
+		req.TopicPartitions = p.t.assignmentOf(c.current)
 		c.sentLocal = c.currentLocal
 	}
 	record := !plain
-	env := broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: c.epoch, Msg: req}
-	id := p.w.net.sendConsumerHeartbeat(env, p, record)
+	env := broker.Envelope{From: p.name, To: p.brokerName, Conn: p.conn, Generation: c.epoch, Msg: req}
+	id := p.h.sendConsumerHeartbeat(env, p, record)
 	c.nextAt = p.now() + c.interval
 	if !ignoreAnswer {
 		c.inFlight = id
@@ -196,7 +195,7 @@ func (p *member) onConsumerGroupHeartbeatResponse(env broker.Envelope, m *broker
 		return
 	}
 	// processAssignmentReceived
-	names := m.Assignment.TopicPartitions.TopicPartitions(p.w.topicsImage())
+	names := m.Assignment.TopicPartitions.TopicPartitions(p.t.topicsImage())
 	if c.targetLocal == -1 || !equalTPs(names, c.target) {
 		c.target = names
 		c.targetLocal++
@@ -346,7 +345,7 @@ func (p *member) cgPoll(settled bool) bool {
 	}
 	if !g.assigned {
 		// Nothing assigned yet: poll() waits for the first assignment.
-		p.phase = PhaseRebalance
+		p.setPhase(PhaseRebalance)
 		p.setActivity(event.ActivityJoining, "")
 		return false
 	}
@@ -385,7 +384,7 @@ func (p *member) cgReconcile(settled bool) bool {
 		if p.commitThenRevoke(owes, revoked, settled) {
 			return false
 		}
-		if p.w.err != nil {
+		if p.h.stopped() {
 			return false
 		}
 	}
@@ -399,7 +398,7 @@ func (p *member) cgReconcile(settled bool) bool {
 	}
 	p.syncOwned()
 	if len(added) > 0 {
-		p.event(event.Event{Type: event.EvAssigned, Generation: c.epoch}.WithPartitions(p.w.shortNames(added)))
+		p.event(event.Event{Type: event.EvAssigned, Generation: c.epoch}.WithPartitions(p.t.shortNames(added)))
 	}
 	c.current, c.currentLocal = c.target, c.targetLocal
 	c.state = ConsumerAcknowledging
@@ -467,29 +466,4 @@ func (p *member) cgClose() bool {
 	c.state = ConsumerPrepareLeaving
 	p.cgLeave()
 	return true
-}
-
-// topicsImage is the members' view of the topics and their ids (the
-// consumer's metadata; the ids are modern.TopicIDFor's, as the broker's).
-func (w *World) topicsImage() *modern.TopicsImage {
-	if w.img == nil {
-		counts := w.topicCounts()
-		counts[w.invoices.Topic] = 1
-		img, err := modern.NewTopicsImage(counts)
-		if err != nil {
-			panic("kgviz: " + err.Error()) // the world's topics are validated
-		}
-		w.img = img
-	}
-	return w.img
-}
-
-// assignmentOf turns owned partitions into a heartbeat's TopicPartitions
-// (never nil: an empty list is "owns nothing").
-func (w *World) assignmentOf(tps []TopicPartition) modern.Assignment {
-	a, _ := modern.AssignmentOf(w.topicsImage(), tps)
-	if a == nil {
-		a = modern.Assignment{}
-	}
-	return a
 }

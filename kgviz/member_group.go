@@ -57,8 +57,8 @@ type sentHeartbeat struct {
 }
 
 func (p *member) findCoordinator() {
-	p.request(&broker.FindCoordinatorRequest{CoordinatorKey: GroupID, KeyType: broker.CoordinatorGroup}, 0)
-	p.phase = PhaseFindCoordinator
+	p.request(&broker.FindCoordinatorRequest{CoordinatorKey: p.groupID(), KeyType: broker.CoordinatorGroup}, 0)
+	p.setPhase(PhaseFindCoordinator)
 }
 
 func (p *member) onFindCoordinatorResponse(m *broker.FindCoordinatorResponse) {
@@ -73,7 +73,7 @@ func (p *member) onFindCoordinatorResponse(m *broker.FindCoordinatorResponse) {
 		p.setLifecycle(LifecycleRunning)
 	}
 	p.mm.subscribe() // the next poll joins
-	p.phase = PhasePoll
+	p.setPhase(PhasePoll)
 }
 
 // heartbeat is the heartbeat thread's send, once a tick
@@ -98,7 +98,7 @@ func (p *member) classicHeartbeat() {
 	if r := &p.hbReq; r.GenerationID != g.generation || r.MemberID != g.memberID || r.GroupInstanceID != p.cfg.instanceID || r.GroupID != GroupID {
 		*r = broker.HeartbeatRequest{GroupID: GroupID, GenerationID: g.generation, MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID}
 	}
-	id := p.w.net.sendHeartbeat(broker.Envelope{From: p.name, To: p.w.broker.Name(), Conn: p.conn, Generation: g.generation, Msg: &p.hbReq}, p)
+	id := p.h.sendHeartbeat(broker.Envelope{From: p.name, To: p.brokerName, Conn: p.conn, Generation: g.generation, Msg: &p.hbReq}, p)
 	old := 0
 	if g.hbSent[1].msg < g.hbSent[0].msg {
 		old = 1
@@ -199,7 +199,7 @@ func (p *member) pollTimeoutDue() bool {
 func (p *member) sendJoin() {
 	g := &p.group
 	g.rejoinNeeded, g.state, g.hbStopped, g.syncFailed = false, ClassicPreparingRebalance, false, false
-	sub := broker.ConsumerProtocolSubscription{Topics: p.w.topicNames(), GenerationID: -1, OwnedGenerationID: -1}
+	sub := broker.ConsumerProtocolSubscription{Topics: p.t.topicNames(), GenerationID: -1, OwnedGenerationID: -1}
 	if g.generation > 0 {
 		sub.GenerationID = g.generation
 	}
@@ -261,7 +261,7 @@ func (p *member) onJoinGroupResponse(m *broker.JoinGroupResponse) {
 		var err error
 		assignments, err = p.runAssignor(m)
 		if err != nil {
-			p.w.fail(err)
+			p.h.stop(err)
 			return
 		}
 	}
@@ -330,7 +330,7 @@ func (p *member) pollNetwork() {
 // wake lets an application blocked in poll() continue at its next step.
 func (p *member) wake() {
 	if p.phase == PhaseRebalance {
-		p.phase = PhasePoll
+		p.setPhase(PhasePoll)
 	}
 }
 
@@ -343,7 +343,7 @@ func (p *member) applyAssignment(settled bool) bool {
 	if len(revoked) > 0 && p.commitThenRevoke(revoked, revoked, settled) {
 		return false
 	}
-	if p.w.err != nil {
+	if p.h.stopped() {
 		return false
 	}
 	g.havePending = false
@@ -365,7 +365,7 @@ func (p *member) applyAssignment(settled bool) bool {
 	if len(added) > 0 {
 		names := p.ownedShort // added is the whole assignment, sorted as pending is
 		if !fresh {
-			names = p.w.shortNames(added)
+			names = p.t.shortNames(added)
 		}
 		p.event(event.Event{Type: event.EvAssigned, Generation: g.generation}.WithPartitions(names))
 	}
@@ -399,10 +399,10 @@ func (p *member) revoke(tps []TopicPartition, why event.Reason) {
 	drop := make(map[TopicPartition]bool, len(tps))
 	for _, tp := range tps {
 		drop[tp] = true
-		p.positions.del(p.w.index(tp))
-		delete(p.lastProcessed, p.w.index(tp))
+		p.positions.del(p.t.index(tp))
+		delete(p.lastProcessed, p.t.index(tp))
 	}
-	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.w.shortNames(tps)))
+	p.event(event.Event{Type: event.EvRevoked, Generation: p.group.generation, Reason: why}.WithPartitions(p.t.shortNames(tps)))
 	var kept []TopicPartition // new: an owned emptied points into no plan
 	for _, tp := range p.owned {
 		if !drop[tp] {
@@ -437,7 +437,8 @@ func (p *member) revokeAll(why event.Reason) {
 // members only: KIP-345 static members leave by session timeout).
 func (p *member) close() {
 	if !p.producer.flushed() {
-		p.phase, p.flushThenClose = PhaseFlush, true // step() calls close again once flushed
+		p.setPhase(PhaseFlush)
+		p.flushThenClose = true // step() calls close again once flushed
 		p.setActivity(event.ActivityProducing, "")
 		return
 	}
@@ -446,7 +447,7 @@ func (p *member) close() {
 	}
 	p.end(LifecycleClosed)
 	if p.restartOnClose {
-		p.w.startProcess(p.name, p.w.restartConfig(p))
+		p.h.restart(p)
 	}
 }
 

@@ -12,7 +12,7 @@ import (
 // request), its reference; it changes nothing of p.
 func sendJoinRequestReference(p *member) *broker.JoinGroupRequest {
 	g := &p.group
-	sub := broker.ConsumerProtocolSubscription{Topics: p.w.topicNames(), GenerationID: -1, OwnedGenerationID: -1}
+	sub := broker.ConsumerProtocolSubscription{Topics: p.t.topicNames(), GenerationID: -1, OwnedGenerationID: -1}
 	if g.generation > 0 {
 		sub.GenerationID = g.generation
 	}

@@ -84,7 +84,7 @@ func TestPartitionMarksMatchOwned(t *testing.T) {
 	require.NoError(t, w.Err())
 	all := append(append([]TopicPartition(nil), w.inputTPs...), TopicPartition{Topic: "invoices"}, TopicPartition{Topic: "a", Partition: 9},
 		TopicPartition{Topic: "c", Partition: 1}, TopicPartition{Topic: "b", Partition: -1})
-	procs := []*member{{w: w}, {w: w}, {w: w}}
+	procs := []*member{{h: w, t: &w.topology}, {h: w, t: &w.topology}, {h: w, t: &w.topology}}
 	for i := range 3000 {
 		p := procs[rng.IntN(len(procs))]
 		p.owned = nil

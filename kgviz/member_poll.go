@@ -45,33 +45,14 @@ func (p *member) classicPoll(settled bool) bool {
 		}
 	}
 	if g.rejoinNeeded && (g.syncFailed || g.state != ClassicPreparingRebalance && g.state != ClassicCompletingRebalance) {
-		// onJoinPrepare
-		switch {
-		case g.lost:
-			g.lost = false
-			if len(p.owned) > 0 {
-				p.revokeAll(event.ReasonLost)
-			}
-			g.assigned = false
-		case p.protocol == Eager && len(p.owned) > 0:
-			// commit (auto-commit, or what a failed commit left), then revoke everything
-			if p.commitThenRevoke(p.owned, p.owned, settled) {
-				return false
-			}
-			if p.w.err != nil {
-				return false
-			}
-			p.revokeAll(event.ReasonEagerRevoke)
-		case p.protocol == Cooperative && p.cfg.commit == AutoCommit:
-			if p.commitThenRevoke(p.owned, nil, settled) {
-				return false
-			}
+		if !p.onJoinPrepare(settled) {
+			return false
 		}
 		p.sendJoin()
 	}
 	if g.state == ClassicPreparingRebalance || g.state == ClassicCompletingRebalance {
 		if p.protocol == Eager || !g.assigned || len(p.owned) == 0 {
-			p.phase = PhaseRebalance
+			p.setPhase(PhaseRebalance)
 			if g.state == ClassicPreparingRebalance {
 				p.setActivity(event.ActivityJoining, "")
 			} else {
@@ -81,8 +62,35 @@ func (p *member) classicPoll(settled bool) bool {
 		}
 	}
 	if !g.assigned {
-		p.phase = PhaseRebalance
+		p.setPhase(PhaseRebalance)
 		return false
+	}
+	return true
+}
+
+// onJoinPrepare is ConsumerCoordinator.onJoinPrepare before a JoinGroup:
+// lost partitions are dropped, an eager member commits and revokes all it
+// owns, a cooperative auto-committing one commits. It returns false while
+// a commit is in flight or the world stopped (no JoinGroup yet).
+func (p *member) onJoinPrepare(settled bool) bool {
+	g := &p.group
+	switch {
+	case g.lost:
+		g.lost = false
+		if len(p.owned) > 0 {
+			p.revokeAll(event.ReasonLost)
+		}
+		g.assigned = false
+	case p.protocol == Eager && len(p.owned) > 0:
+		// commit (auto-commit, or what a failed commit left), then revoke everything
+		if p.commitThenRevoke(p.owned, p.owned, settled) || p.h.stopped() {
+			return false
+		}
+		p.revokeAll(event.ReasonEagerRevoke)
+	case p.protocol == Cooperative && p.cfg.commit == AutoCommit:
+		if p.commitThenRevoke(p.owned, nil, settled) {
+			return false
+		}
 	}
 	return true
 }
@@ -102,7 +110,7 @@ func (p *member) pollFetch() {
 		if offs := p.dirtyOffsets(p.owned); len(offs) > 0 {
 			p.setActivity(event.ActivityCommitting, "")
 			if p.commitRequest(offs) {
-				p.phase = PhaseRetryCommit
+				p.setPhase(PhaseRetryCommit)
 				return
 			}
 		}
@@ -111,7 +119,7 @@ func (p *member) pollFetch() {
 		req := &broker.OffsetFetchRequest{GroupID: GroupID, MemberEpoch: -1, Partitions: missing, RequireStable: true}
 		p.mm.offsetFetch(req)
 		p.request(req, g.generation)
-		p.phase = PhaseOffsetFetch
+		p.setPhase(PhaseOffsetFetch)
 		p.setActivity(event.ActivityOffsetFetch, "")
 		return
 	}
@@ -125,13 +133,13 @@ func (p *member) pollFetch() {
 				p.commitRequest(offs)
 			}
 		}
-		p.phase = PhasePoll
+		p.setPhase(PhasePoll)
 		p.idleVer = p.ver
 		p.setActivity(event.ActivityIdle, "")
 		return
 	}
 	p.request(&broker.FetchRequest{IsolationLevel: p.cfg.isolation, MaxRecords: p.cfg.maxPollRecords, Start: p.rotation, Partitions: want}, 0)
-	p.phase = PhaseFetch
+	p.setPhase(PhaseFetch)
 	p.setActivity(event.ActivityFetching, "")
 }
 
@@ -198,12 +206,12 @@ func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {
 		return
 	}
 	if m.ErrorCode != kafka.NONE {
-		p.phase = PhasePoll
+		p.setPhase(PhasePoll)
 		return
 	}
 	owned := p.markOwned()
 	for _, po := range m.Offsets {
-		i := p.w.index(po.Partition)
+		i := p.t.index(po.Partition)
 		if !owned.has(i, po.Partition) {
 			continue
 		}
@@ -215,7 +223,7 @@ func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {
 		p.positions.put(i, off)
 	}
 	p.touch()
-	p.phase = PhasePoll
+	p.setPhase(PhasePoll)
 	p.poll()
 }
 
@@ -224,22 +232,22 @@ func (p *member) onFetchResponse(m *broker.FetchResponse) {
 		return
 	}
 	for _, hw := range m.HighWatermarks {
-		p.logEnd.put(p.w.index(hw.Partition), hw.Offset)
+		p.logEnd.put(p.t.index(hw.Partition), hw.Offset)
 	}
 	p.rotation = m.Next
 	owned := p.markOwned()
 	p.batch = p.batch[:0]
 	for _, r := range m.Records {
-		i := p.w.index(r.Partition)
+		i := p.t.index(r.Partition)
 		if !owned.has(i, r.Partition) || p.positions.at(i) != r.Offset || !p.fetchable(i) {
 			continue
 		}
 		p.batch = append(p.batch, r)
 		p.positions.put(i, r.Offset+1)
-		p.event(event.Event{Type: event.EvFetched, Partition: p.w.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
+		p.event(event.Event{Type: event.EvFetched, Partition: p.t.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
 	}
 	if len(p.batch) == 0 {
-		p.phase = PhasePoll
+		p.setPhase(PhasePoll)
 		return
 	}
 	p.lastPoll = p.now()
@@ -252,12 +260,12 @@ func (p *member) onFetchResponse(m *broker.FetchResponse) {
 			p.finishBatch()
 			return
 		}
-		p.phase = PhaseCommitBefore
+		p.setPhase(PhaseCommitBefore)
 	default:
 		if p.cfg.commit == Transactional {
 			p.producer.beginTransaction()
 		}
-		p.phase = PhaseProcess
+		p.setPhase(PhaseProcess)
 		p.processStep()
 	}
 }
@@ -273,9 +281,9 @@ type partitionMarks struct {
 // markOwned marks the process's owned partitions in the world's scratch set,
 // which holds them until the next markOwned.
 func (p *member) markOwned() *partitionMarks {
-	m := &p.w.marks
-	if len(m.stamp) < len(p.w.inputTPs) {
-		m.stamp = make([]uint32, len(p.w.inputTPs))
+	m := &p.t.marks
+	if len(m.stamp) < len(p.t.inputTPs) {
+		m.stamp = make([]uint32, len(p.t.inputTPs))
 	}
 	m.cur++
 	if m.cur == 0 { // wrapped: no stale stamp may match

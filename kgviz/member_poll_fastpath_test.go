@@ -54,7 +54,7 @@ func TestPollFetchListsMatchReference(t *testing.T) {
 	all := append(append([]TopicPartition(nil), w.inputTPs...), TopicPartition{Topic: "invoices"}, TopicPartition{Topic: "c", Partition: 1})
 	shared, fetched := 0, 0
 	for c := range 5000 {
-		p := &member{w: w, positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs))}
+		p := &member{h: w, t: &w.topology, positions: newOffsetTable(len(w.inputTPs)), committedPos: newOffsetTable(len(w.inputTPs)), logEnd: newOffsetTable(len(w.inputTPs))}
 		for _, tp := range all {
 			if rng.IntN(3) == 0 {
 				p.owned = append(p.owned, tp)
@@ -127,7 +127,7 @@ func TestOwnedNeverChangedInPlace(t *testing.T) {
 // the one that shares a run of World.shortBy: a fresh list of short names,
 // by World.index of each owned partition.
 func syncOwnedReference(p *member) (idx []int32, short []string) {
-	w := p.w
+	w := p.h.(*World)
 	if len(p.owned) > 0 {
 		short = make([]string, len(p.owned))
 	}
@@ -153,7 +153,7 @@ func TestSyncOwnedMatchesReference(t *testing.T) {
 	w := NewWorld(WithOnlyTopics(), WithTopic("a", 5, "a"), WithTopic("b", 7, "b"), WithRecords(0))
 	require.NoError(t, w.Err())
 	others := []TopicPartition{{Topic: "invoices"}, {Topic: "a", Partition: 9}, {Topic: "c", Partition: 1}}
-	p := &member{w: w}
+	p := &member{h: w, t: &w.topology}
 	runs := 0
 	for c := range 5000 {
 		p.owned = nil

@@ -9,8 +9,9 @@ import (
 
 // CrashPoint says when Crash takes effect: AfterRecords, AtTick or Immediately.
 type CrashPoint struct {
-	kind event.Reason // ReasonAfterRecords, ReasonAtTick, ReasonImmediately
-	arg  int
+	kind   event.Reason // ReasonAfterRecords, ReasonAtTick, ReasonImmediately
+	arg    int
+	frozen bool // set by Freeze: the process stops, its connection stays open
 }
 
 // AfterRecords crashes the member after it has processed n records of its
@@ -39,6 +40,9 @@ func (c CrashPoint) String() string {
 
 // processStep processes records: 1 tick each, a slow one slowTicks.
 func (p *member) processStep() {
+	if p.mm.process() {
+		return
+	}
 	for p.phase == PhaseProcess {
 		if !p.recordStarted {
 			if p.crashDue(p.idx) {
@@ -61,8 +65,13 @@ func (p *member) processStep() {
 			return
 		}
 		r := p.batch[p.idx]
-		p.event(event.Event{Type: event.EvProcessed, Partition: p.w.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
-		p.lastProcessed[p.w.index(r.Partition)] = r.Offset
+		if handled, stop := p.failedRecord(r); stop {
+			return
+		} else if handled {
+			continue
+		}
+		p.event(event.Event{Type: event.EvProcessed, Partition: p.t.short(r.Partition), Offset: r.Offset, Record: r.Record, Generation: p.group.generation})
+		p.lastProcessed[p.t.index(r.Partition)] = r.Offset
 		p.producer.send("inv(" + r.Record + ")")
 		p.idx++
 		p.recordStarted, p.slowRecord = false, false
@@ -74,6 +83,41 @@ func (p *member) processStep() {
 			return
 		}
 	}
+}
+
+// failedRecord handles a failing record (WithFailingRecords) at the end of
+// an attempt: handled when the record failed (the member tries it again,
+// or after DeadLetterAttempts attempts with a dead-letter topic writes it
+// there: it counts as processed, its offset is committed with the batch's);
+// stop when that ended the batch.
+func (p *member) failedRecord(r broker.FetchedRecord) (handled, stop bool) {
+	short := p.t.short(r.Partition)
+	if !p.cfg.fails(short, r.Offset) {
+		return false, false
+	}
+	if p.failing.record != r.Record {
+		p.failing.record, p.failing.attempts = r.Record, 0
+	}
+	p.failing.attempts++
+	n := p.failing.attempts
+	p.event(event.Event{Type: event.EvProcessFailed, Partition: short, Offset: r.Offset, Record: r.Record, Generation: p.group.generation, Count: n})
+	p.recordStarted = false
+	if n < DeadLetterAttempts || p.t.deadLetter.Topic == "" {
+		return true, false // the application tries it again
+	}
+	p.event(event.Event{Type: event.EvDeadLetter, Partition: short, Offset: r.Offset, Record: r.Record, Generation: p.group.generation,
+		Count: n}.WithText(fmt.Sprintf("%s-%d", p.t.deadLetter.Topic, p.t.deadLetter.Partition)))
+	p.failing.record, p.failing.attempts = "", 0
+	p.lastProcessed[p.t.index(r.Partition)] = r.Offset
+	p.producer.sendTo(true, "dlq("+r.Record+")")
+	p.idx++
+	if p.idx >= len(p.batch) {
+		if !p.crashDue(p.idx) {
+			p.endBatch()
+		}
+		return true, true
+	}
+	return true, false
 }
 
 // crashDue crashes the process if its crash plan says "after n records".
@@ -96,7 +140,7 @@ func (p *member) endBatch() {
 		}
 		p.sinceCommit = 0
 		if !p.producer.flushed() {
-			p.phase = PhaseFlush
+			p.setPhase(PhaseFlush)
 			p.setActivity(event.ActivityProducing, "")
 			return
 		}
@@ -116,7 +160,7 @@ func (p *member) afterFlush() {
 			p.finishBatch()
 			return
 		}
-		p.phase = PhaseCommitAfter
+		p.setPhase(PhaseCommitAfter)
 	case Transactional:
 		p.producer.endTxn()
 	}
@@ -129,6 +173,6 @@ func (p *member) finishBatch() {
 		p.end(LifecycleStopped)
 		return
 	}
-	p.phase = PhasePoll
+	p.setPhase(PhasePoll)
 	p.poll()
 }

@@ -52,6 +52,11 @@ func (l Lifecycle) Alive() bool { return l >= LifecycleStarting && l <= Lifecycl
 // state (Closed, Crashed, Failed, Stopped) through end, once.
 func (p *member) setLifecycle(l Lifecycle) { p.lifecycle = l }
 
+// setPhase is the one writer of a process's Phase (TestPhaseHasOneWriter):
+// what its application thread does next, as the step that got an answer or
+// sent a request decides.
+func (p *member) setPhase(ph Phase) { p.phase = ph }
+
 // ClassicMemberState is a consumer's membership in a classic group as it
 // sees it (Kafka's AbstractCoordinator.MemberState). The consumer protocol of
 // KIP-848 has its own client-side states (ConsumerMembershipManager's
@@ -206,4 +211,9 @@ type MemberInfo struct {
 	GroupProtocol  GroupProtocol
 	ConsumerState  ConsumerMemberState
 	RemoteAssignor string
+	// ShareGroup is a share consumer's share group (KIP-932; "" for a
+	// consumer), AcknowledgementMode its share.acknowledgement.mode; for it
+	// Generation is its member epoch and Owned the partitions it is assigned.
+	ShareGroup          string
+	AcknowledgementMode AcknowledgementMode
 }

@@ -13,9 +13,9 @@ import "github.com/kgviz/kgviz/kgviz/broker"
 //	consumerMembership  group.protocol=consumer: KIP-848's
 //	                    ConsumerMembershipManager (ConsumerGroupHeartbeat;
 //	                    member_consumer_group.go)
-//
-// A third protocol (share groups, KIP-932) is a third implementation and a
-// case of newMembership; the member does not change.
+//	shareMembership     a KafkaShareConsumer (KIP-932): ShareMembershipManager
+//	                    with its poll loop (ShareGroupHeartbeat, ShareFetch,
+//	                    ShareAcknowledge; member_share_group.go)
 type membership interface {
 	// subscribe is subscribe() once the coordinator is found: the next poll joins.
 	subscribe()
@@ -45,10 +45,20 @@ type membership interface {
 	offsetFetch(req *broker.OffsetFetchRequest)
 	// info fills the protocol's part of a MemberInfo.
 	info(*MemberInfo)
+	// receive handles an answer of the protocol's own APIs that the member
+	// does not dispatch itself (the share group protocol's).
+	receive(env broker.Envelope)
+	// process runs the application's processing step when the protocol has
+	// its own (a share consumer acknowledges each record); false: the
+	// member's (member_process.go).
+	process() bool
 }
 
 // newMembership is the membership manager of a new process of p, by its group.protocol.
 func newMembership(p *member) membership {
+	if p.cfg.share.group != "" {
+		return newShareMembership(p)
+	}
 	if p.cfg.groupProtocol == Consumer {
 		p.cgInit()
 		return consumerMembership{p}
@@ -76,6 +86,8 @@ func (m classicMembership) afterCommitError(code ErrorCode, changed bool) {
 }
 func (m classicMembership) offsetFetch(*broker.OffsetFetchRequest) {}
 func (m classicMembership) info(*MemberInfo)                       {}
+func (m classicMembership) receive(broker.Envelope)                {}
+func (m classicMembership) process() bool                          { return false }
 
 // consumerMembership is the consumer protocol's manager (member_consumer_group.go).
 type consumerMembership struct{ p *member }
@@ -100,6 +112,8 @@ func (m consumerMembership) offsetFetch(req *broker.OffsetFetchRequest) {
 		req.MemberID, req.MemberEpoch = m.p.group.memberID, e // OffsetFetch v9: the member names itself
 	}
 }
+func (m consumerMembership) receive(broker.Envelope) {}
+func (m consumerMembership) process() bool           { return false }
 func (m consumerMembership) info(info *MemberInfo) {
 	p := m.p
 	info.Generation, info.ConsumerState, info.RemoteAssignor, info.Assignors = p.cg.epoch, p.cg.state, p.cfg.remoteAssignor, nil

@@ -98,6 +98,9 @@ func (n *network) laneOf(m kafka.Message, conn, gen int) (lane int, record bool)
 		// are EvMemberEpoch events of the coordinator).
 		lane, record = laneHeartbeat, hb.ErrorCode != kafka.NONE || hb.Assignment != nil
 	}
+	if hb, ok := m.(*broker.ShareGroupHeartbeatResponse); ok { // the same for a share group's (KIP-932)
+		lane, record = laneHeartbeat, hb.ErrorCode != kafka.NONE || hb.Assignment != nil || hb.MemberEpoch == broker.LeaveGroupMemberEpoch
+	}
 	return lane, record
 }
 
@@ -105,16 +108,20 @@ func (n *network) laneOf(m kafka.Message, conn, gen int) (lane int, record bool)
 // broker's, is appended to its lane here (and recorded if record).
 func (n *network) put(lane int, env *broker.Envelope, p *member, record bool) int {
 	n.nextMsg++
-	e := *env
-	e.ID = n.nextMsg
-	f := flight{env: e, sentAt: n.w.now(), proc: p, recorded: record}
-	if _, ok := e.Msg.(*broker.ProduceResponse); ok && p != nil && p.loseNextProduce {
+	// The flight is written once, in its place in the lane (not built apart
+	// and copied in: BenchmarkDemoWorld, two members heartbeating, is mostly
+	// this).
+	l := append(n.lanes[lane], flight{})
+	n.lanes[lane] = l
+	f := &l[len(l)-1]
+	f.env, f.sentAt, f.proc, f.recorded = *env, n.w.now(), p, record
+	f.env.ID = n.nextMsg
+	if _, ok := f.env.Msg.(*broker.ProduceResponse); ok && p != nil && p.loseNextProduce {
 		p.loseNextProduce = false
 		f.lost = true
 	}
-	n.lanes[lane] = append(n.lanes[lane], f)
 	if record {
-		n.record(event.EvSend, &f, "")
+		n.record(event.EvSend, f, "")
 	}
 	return n.nextMsg
 }
@@ -123,21 +130,27 @@ func (n *network) put(lane int, env *broker.Envelope, p *member, record bool) in
 // event is built once, where it is recorded: f is read in place, and no
 // copy of the (large) event is returned.
 func (n *network) record(t event.Type, f *flight, reason event.Reason) {
-	m := f.env.Msg
+	var e event.Event
+	messageEvent(&e, t, &f.env, f.proc, reason)
+	n.w.recordAt(&e)
+}
+
+// messageEvent sets *e to the event of a message on the wire: env, sent by
+// or to process p (nil: between the broker and itself).
+func messageEvent(e *event.Event, t event.Type, env *broker.Envelope, p *member, reason event.Reason) {
+	m := env.Msg
 	// Set field by field, in place: a literal with calls in it is built
 	// apart and copied, and WithBody copies the event twice more.
-	var e event.Event
-	e.Type, e.From, e.To, e.API, e.Response = t, f.env.From, f.env.To, m.Key(), m.IsResponse()
-	e.Msg, e.ReplyTo, e.Generation, e.Error, e.Reason = f.env.ID, f.env.ReplyTo, f.env.Generation, broker.ErrorOf(m), reason
+	e.Type, e.From, e.To, e.API, e.Response = t, env.From, env.To, m.Key(), m.IsResponse()
+	e.Msg, e.ReplyTo, e.Generation, e.Error, e.Reason = env.ID, env.ReplyTo, env.Generation, broker.ErrorOf(m), reason
 	e.SetBody(m)
-	if f.proc != nil {
-		e.Member, e.MemberID = f.proc.name, f.proc.memberID()
+	if p != nil {
+		e.Member, e.MemberID = p.name, p.memberID()
 	}
 	e.PID, e.Epoch = broker.ProducerOf(m)
 	if pr, ok := m.(*broker.ProduceRequest); ok {
 		e.Record = pr.Batch.Record
 	}
-	n.w.recordAt(&e)
 }
 
 // deliverDue hands every message sent before this tick to its recipient:

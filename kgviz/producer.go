@@ -33,6 +33,7 @@ const (
 // batch is one produce batch (one invoice) until it is acknowledged.
 type batch struct {
 	record string
+	dlq    bool // for the dead-letter topic (WithDeadLetterTopic), not invoices
 	seq    int
 	sentAt int
 	acked  bool
@@ -49,6 +50,10 @@ type producer struct {
 	pid   int64 // 0: none yet
 	epoch int
 	seq   int
+	// dlqSeq: the next sequence number for the dead-letter partition (Kafka
+	// numbers each partition's records apart: TransactionManager's
+	// TxnPartitionMap, one sequence per TopicPartition)
+	dlqSeq int
 	// batches waiting for an answer, and by the id of the Produce request that carries them
 	batches []*batch
 	byMsg   map[int]*batch
@@ -92,12 +97,11 @@ func (pr *producer) onInitProducerIDResponse(m *broker.InitProducerIDResponse) {
 	p := pr.p
 	switch m.ErrorCode {
 	case kafka.NONE:
-		pr.pid, pr.epoch, pr.seq = m.ProducerID, m.ProducerEpoch, 0
+		pr.pid, pr.epoch, pr.seq, pr.dlqSeq = m.ProducerID, m.ProducerEpoch, 0, 0
 		pr.state = txnReady
 		for _, b := range pr.batches { // number the batches that waited for the producer id
 			if !b.sent {
-				b.seq = pr.seq
-				pr.seq++
+				b.seq = pr.nextSeq(b.dlq)
 			}
 		}
 		if p.phase == PhaseInitProducerID {
@@ -114,7 +118,7 @@ func (pr *producer) onInitProducerIDResponse(m *broker.InitProducerIDResponse) {
 			p.backoff(PhaseInitProducerID)
 			return
 		}
-		p.w.clock.After(1, "retry InitProducerId "+p.name, func() {
+		p.h.timers().After(1, "retry InitProducerId "+p.name, func() {
 			if p.alive() {
 				pr.sendInitProducerID()
 			}
@@ -129,14 +133,28 @@ func (pr *producer) onInitProducerIDResponse(m *broker.InitProducerIDResponse) {
 //
 // A transaction that must abort takes no more records: KafkaProducer.send
 // fails at once (TransactionManager.maybeFailWithError), nothing goes out.
-func (pr *producer) send(record string) {
+func (pr *producer) send(record string) { pr.sendTo(false, record) }
+
+// nextSeq hands out the next sequence number of invoices-0 or of the
+// dead-letter partition.
+func (pr *producer) nextSeq(dlq bool) int {
+	if dlq {
+		pr.dlqSeq++
+		return pr.dlqSeq - 1
+	}
+	pr.seq++
+	return pr.seq - 1
+}
+
+// sendTo sends a record to invoices-0 or (dlq) to the dead-letter
+// partition, in the same transaction when the producer is transactional.
+func (pr *producer) sendTo(dlq bool, record string) {
 	if pr.mode == producerTransactional && (pr.state == txnAbortableError || pr.state == txnFatalError) {
 		return
 	}
-	b := &batch{record: record}
+	b := &batch{record: record, dlq: dlq}
 	if pr.mode != Plain {
-		b.seq = pr.seq
-		pr.seq++
+		b.seq = pr.nextSeq(dlq)
 	}
 	pr.batches = append(pr.batches, b)
 	if pr.mode == Idempotent && pr.pid == 0 {
@@ -162,18 +180,22 @@ func (pr *producer) send(record string) {
 func (pr *producer) addPartition() {
 	pr.partition = partitionAdding
 	pr.p.request(&broker.AddPartitionsToTxnRequest{TransactionalID: pr.txnID, ProducerID: pr.pid, ProducerEpoch: pr.epoch,
-		Partitions: []TopicPartition{pr.p.w.invoices}}, 0)
+		Partitions: pr.p.t.outputTPs()}, 0)
 }
 
 func (pr *producer) transmit(b *batch) {
 	p := pr.p
 	b.sent, b.sentAt = true, p.now()
-	id := p.request(&broker.ProduceRequest{TransactionalID: pr.txnID, Partition: p.w.invoices, Batch: broker.RecordBatch{
+	tp := p.t.invoices
+	if b.dlq {
+		tp = p.t.deadLetter
+	}
+	id := p.request(&broker.ProduceRequest{TransactionalID: pr.txnID, Partition: tp, Batch: broker.RecordBatch{
 		ProducerID: pr.pid, ProducerEpoch: pr.epoch, BaseSequence: b.seq, Transactional: pr.mode == producerTransactional, Record: b.record}}, 0)
 	pr.byMsg[id] = b
 	at := b.sentAt + p.cfg.requestTimeout
 	if b.timer == nil {
-		b.timer = p.w.clock.Schedule(at, "request.timeout.ms "+p.name, func() { pr.requestTimedOut(b) })
+		b.timer = p.h.timers().Schedule(at, "request.timeout.ms "+p.name, func() { pr.requestTimedOut(b) })
 	} else {
 		b.timer.Reset(at)
 	}
@@ -209,7 +231,7 @@ func (pr *producer) onProduceResponse(env broker.Envelope, m *broker.ProduceResp
 		// written; a retriable error, the batch goes again after retry.backoff.ms.
 		b.timer.Stop()
 		p := pr.p
-		p.w.clock.After(1, "retry Produce "+p.name, func() {
+		p.h.timers().After(1, "retry Produce "+p.name, func() {
 			if p.alive() && !b.acked {
 				pr.transmit(b)
 			}
@@ -263,7 +285,7 @@ func (pr *producer) onAddPartitionsResponse(m *broker.AddPartitionsToTxnResponse
 			pr.addOffsets()
 		}
 	case kafka.CONCURRENT_TRANSACTIONS:
-		p.w.clock.After(1, "retry AddPartitionsToTxn "+p.name, func() {
+		p.h.timers().After(1, "retry AddPartitionsToTxn "+p.name, func() {
 			if p.alive() {
 				pr.addPartition()
 			}
@@ -335,7 +357,7 @@ func (pr *producer) commitTransaction() {
 		pr.sendTxnOffsetCommit()
 		return
 	}
-	p.phase = PhaseTxnAddOffsets
+	p.setPhase(PhaseTxnAddOffsets)
 	if pr.partition == partitionAdding {
 		pr.offsetsWaiting = true // sent once AddPartitionsToTxn is answered
 		return
@@ -382,7 +404,7 @@ func (pr *producer) sendTxnOffsetCommit() {
 	p.request(&broker.TxnOffsetCommitRequest{TransactionalID: pr.txnID, GroupID: GroupID, ProducerID: pr.pid, ProducerEpoch: pr.epoch,
 		GenerationID: g.appGeneration, MemberID: g.appMemberID, GroupInstanceID: p.cfg.instanceID,
 		Offsets: append([]broker.PartitionOffset(nil), p.batchOffsets...)}, g.appGeneration)
-	p.phase = PhaseTxnOffsetCommit
+	p.setPhase(PhaseTxnOffsetCommit)
 }
 
 func (pr *producer) onTxnOffsetCommitResponse(m *broker.TxnOffsetCommitResponse) {
@@ -427,7 +449,7 @@ func (pr *producer) onTxnOffsetCommitResponse(m *broker.TxnOffsetCommitResponse)
 func (pr *producer) endTxn() {
 	p := pr.p
 	if !pr.flushed() {
-		p.phase = PhaseFlush // afterFlush calls endTxn again
+		p.setPhase(PhaseFlush) // afterFlush calls endTxn again
 		p.setActivity(event.ActivityProducing, "")
 		return
 	}
@@ -446,7 +468,7 @@ func (pr *producer) endTxn() {
 		pr.state = txnAborting
 	}
 	p.request(&broker.EndTxnRequest{TransactionalID: pr.txnID, ProducerID: pr.pid, ProducerEpoch: pr.epoch, Committed: commit}, 0)
-	p.phase = PhaseTxnEnd
+	p.setPhase(PhaseTxnEnd)
 	p.setActivity(event.ActivityCommitting, "")
 }
 
@@ -469,7 +491,7 @@ func (pr *producer) onEndTxnResponse(m *broker.EndTxnResponse) {
 		if m.ProducerID != 0 {
 			// transaction.version 2: the epoch was bumped at the end of the
 			// transaction; the next one starts its sequences at 0.
-			pr.pid, pr.epoch, pr.seq = m.ProducerID, m.ProducerEpoch, 0
+			pr.pid, pr.epoch, pr.seq, pr.dlqSeq = m.ProducerID, m.ProducerEpoch, 0, 0
 		}
 		if aborting {
 			pr.resetPositions()

@@ -61,11 +61,12 @@ func (w *World) Isolation() IsolationLevel { return w.cfg.isolation }
 // transactions. Markers are never returned.
 func (w *World) Invoices() []string { return fold.Of(w).Invoices() }
 
-// LSO returns the last stable offset of invoices-0.
-func (w *World) LSO() int { return w.broker.Partition(w.invoices).LastStableOffset() }
+// LSO returns the last stable offset of invoices-0 (folded from its
+// appends and markers, fold.TopicLog.LSO).
+func (w *World) LSO() int { return w.Fold().Log(w.invoices.String(), w.cfg.isolation).LSO }
 
-// HighWatermark returns the high watermark of invoices-0.
-func (w *World) HighWatermark() int { return w.broker.Partition(w.invoices).HighWatermark() }
+// HighWatermark returns the high watermark of invoices-0 (fold.TopicLog.HW).
+func (w *World) HighWatermark() int { return w.Fold().Log(w.invoices.String(), w.cfg.isolation).HW }
 
 // Log returns every record of a partition with its state: an input
 // partition ("orders", 2), "invoices" 0, "__consumer_offsets" or

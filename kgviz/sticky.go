@@ -325,25 +325,31 @@ func (g *stickyGroup) repair(out *stickyOutcome) {
 	}
 	out.transfer = nil
 	if g.coop {
-		// Withhold, as the cooperative assignor does, what moves away from
-		// a member that owns it.
-		ownedBy := map[int32]bool{}
-		for m := range n {
-			for _, x := range g.claims[m] {
-				if x < g.total && owner[x] == int32(m) {
-					ownedBy[x] = true
-				}
-			}
-		}
-		out.transfer = map[int32]int32{}
-		for m := range n {
-			for _, x := range g.claims[m] {
-				if x < g.total && !ownedBy[x] {
-					out.transfer[x] = owner[x]
-				}
+		out.transfer = g.transfers(owner)
+	}
+}
+
+// transfers withholds, as the cooperative assignor does, what moves away
+// from a member that owns it: each claimed partition no claimant keeps,
+// with its new owner.
+func (g *stickyGroup) transfers(owner []int32) map[int32]int32 {
+	ownedBy := map[int32]bool{}
+	for m := range g.n() {
+		for _, x := range g.claims[m] {
+			if x < g.total && owner[x] == int32(m) {
+				ownedBy[x] = true
 			}
 		}
 	}
+	transfer := map[int32]int32{}
+	for m := range g.n() {
+		for _, x := range g.claims[m] {
+			if x < g.total && !ownedBy[x] {
+				transfer[x] = owner[x]
+			}
+		}
+	}
+	return transfer
 }
 
 // report turns a valid outcome into an AssignReport.

@@ -101,35 +101,7 @@ func newStickyGroup(members []MemberSubscription, topics map[string]int, coop, f
 		g.rank[m] = int32(r)
 	}
 
-	// Subscriptions as name ids. Members usually share one list (or lists
-	// with the same content), so a list equal to the previous one is reused.
-	nameID := map[string]int32{}
-	var nameList []string
-	g.names = make([][]int32, n)
-	var prevTopics []string
-	var prevNames []int32
-	for m, s := range g.subs {
-		if m > 0 && equalStrings(s.Topics, prevTopics) {
-			g.names[m] = prevNames
-			continue
-		}
-		ids := make([]int32, 0, len(s.Topics))
-		for _, name := range s.Topics {
-			id, ok := nameID[name]
-			if !ok {
-				id = int32(len(nameList))
-				nameID[name] = id
-				nameList = append(nameList, name)
-			}
-			ids = append(ids, id)
-		}
-		if fixed {
-			// The fallback compares subscriptions as sets.
-			sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
-			ids = compactInt32(ids)
-		}
-		g.names[m], prevTopics, prevNames = ids, s.Topics, ids
-	}
+	nameID, nameList := g.subscriptionNames(fixed)
 	g.nNames = len(nameList)
 
 	// Kafka's partitionsPerTopic: subscribed topics with partitions, in Java order.
@@ -151,34 +123,7 @@ func newStickyGroup(members []MemberSubscription, topics map[string]int, coop, f
 		g.total += int32(topics[name])
 	}
 
-	// consumer2AllPotentialTopics, and the set of each distinct subscription.
-	words := (len(g.tName) + 63) / 64
-	g.topics = make([][]int32, n)
-	g.subOf = make([]int32, n)
-	setIndex := map[string]int32{}
-	for m := range g.subs {
-		if m > 0 && len(g.names[m]) > 0 && len(g.names[m-1]) > 0 && &g.names[m][0] == &g.names[m-1][0] {
-			g.topics[m], g.subOf[m] = g.topics[m-1], g.subOf[m-1]
-			continue
-		}
-		ts := make([]int32, 0, len(g.names[m]))
-		set := make([]uint64, words)
-		for _, id := range g.names[m] {
-			if t := nameTopic[id]; t >= 0 {
-				ts = append(ts, t)
-				set[t>>6] |= 1 << (t & 63)
-			}
-		}
-		g.topics[m] = ts
-		key := string(uint64sBytes(set))
-		k, ok := setIndex[key]
-		if !ok {
-			k = int32(len(g.subSets))
-			setIndex[key] = k
-			g.subSets = append(g.subSets, set)
-		}
-		g.subOf[m] = k
-	}
+	g.subscriptionSets(nameTopic)
 
 	g.everyAll = len(g.subSets) == 1
 	// memberData: StickyAssignor reads the previous assignment and its
@@ -209,6 +154,73 @@ func newStickyGroup(members []MemberSubscription, topics map[string]int, coop, f
 		g.claims[m] = g.claimsOf(m, s.Owned)
 	}
 	return g
+}
+
+// subscriptionNames sets each member's subscription as name ids (g.names)
+// and returns the ids and names. Members usually share one list (or lists
+// with the same content), so a list equal to the previous one is reused.
+func (g *stickyGroup) subscriptionNames(fixed bool) (nameID map[string]int32, nameList []string) {
+	nameID = map[string]int32{}
+	g.names = make([][]int32, len(g.ids))
+	var prevTopics []string
+	var prevNames []int32
+	for m, s := range g.subs {
+		if m > 0 && equalStrings(s.Topics, prevTopics) {
+			g.names[m] = prevNames
+			continue
+		}
+		ids := make([]int32, 0, len(s.Topics))
+		for _, name := range s.Topics {
+			id, ok := nameID[name]
+			if !ok {
+				id = int32(len(nameList))
+				nameID[name] = id
+				nameList = append(nameList, name)
+			}
+			ids = append(ids, id)
+		}
+		if fixed {
+			// The fallback compares subscriptions as sets.
+			sort.Slice(ids, func(a, b int) bool { return ids[a] < ids[b] })
+			ids = compactInt32(ids)
+		}
+		g.names[m], prevTopics, prevNames = ids, s.Topics, ids
+	}
+	return nameID, nameList
+}
+
+// subscriptionSets sets consumer2AllPotentialTopics (g.topics) and the set
+// of each distinct subscription (g.subSets, g.subOf), from the topic of
+// each name id (nameTopic, -1 for a topic without partitions).
+func (g *stickyGroup) subscriptionSets(nameTopic []int32) {
+	words := (len(g.tName) + 63) / 64
+	g.topics = make([][]int32, len(g.ids))
+	g.subOf = make([]int32, len(g.ids))
+	setIndex := map[string]int32{}
+	for m := range g.subs {
+		if m > 0 && len(g.names[m]) > 0 && len(g.names[m-1]) > 0 && &g.names[m][0] == &g.names[m-1][0] {
+			g.topics[m], g.subOf[m] = g.topics[m-1], g.subOf[m-1]
+			continue
+		}
+		ts := make([]int32, 0, len(g.names[m]))
+		set := make([]uint64, words)
+		for _, id := range g.names[m] {
+			if t := nameTopic[id]; t >= 0 {
+				ts = append(ts, t)
+				set[t>>6] |= 1 << (t & 63)
+			}
+		}
+		g.topics[m] = ts
+		key := string(uint64sBytes(set))
+		k, ok := setIndex[key]
+		if !ok {
+			k = int32(len(g.subSets))
+			setIndex[key] = k
+			g.subSets = append(g.subSets, set)
+		}
+		g.subOf[m] = k
+	}
+
 }
 
 // claimsOf returns the partitions of owned that belong to a topic of

@@ -11,7 +11,6 @@ import (
 	"github.com/kgviz/kgviz/kgviz/clock"
 	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
-	"github.com/kgviz/kgviz/kgviz/modern"
 )
 
 // World is one simulated Kafka cluster: broker B1 with its partitions, the
@@ -34,11 +33,9 @@ type World struct {
 	net    network
 	broker *broker.Broker
 
-	topics    []topicSpec
-	inputTPs  []TopicPartition
-	topicBase map[string]int // input topic → index of its partition 0 in inputTPs
-	shortBy   []string       // by input partition index: the page's name ("o2")
-	invoices  TopicPartition
+	// topology: the topics, their partitions' indices and names, which the
+	// members read too (topology.go).
+	topology
 
 	procs    []*member          // every process ever started, in start order
 	current  map[string]*member // member name → its newest process
@@ -47,8 +44,9 @@ type World struct {
 	names    []string           // member names in the order they were added
 	nextConn int
 	pauses   pauseTracker
-	plans    []crashAt // AtTick crash points, by tick
-	runFrom  int       // event index where the running RunUntil started
+	plans    []crashAt   // AtTick crash points, by tick
+	closing  []connClose // connections of ended processes the broker sees close (member_host.go)
+	runFrom  int         // event index where the running RunUntil started
 	// ver counts what can change what a condition sees: every recorded event
 	// and every message a member receives (but a heartbeat's plain answer).
 	ver        uint64
@@ -65,14 +63,13 @@ type World struct {
 		ids     []string
 		procs   []*member
 	}
-	img       *modern.TopicsImage // the members' view of the topics (consumer group protocol)
-	afterStep func()              // a test's check after every tick
+	afterStep func() // a test's check after every tick
 
-	marks  partitionMarks // scratch: a process's owned input partitions, marked
-	leader leaderScratch  // scratch: the leader's plan (leaderPlan)
-
-	topicNamesOnce []string // topicNames, once made
+	shareMembers int // members added with ShareGroup (KIP-932; share.go)
 }
+
+// connClose is a connection the broker sees close at tick at.
+type connClose struct{ at, conn int }
 
 type crashAt struct {
 	tick int
@@ -93,6 +90,9 @@ func NewWorld(opts ...Option) *World {
 		w.cfg = cfg
 	}
 	w.init()
+	if err == nil {
+		err = w.checkPoison(&w.cfg) // WithPoisonRecords names the world's partitions (share.go)
+	}
 	if err != nil {
 		w.fail(err)
 	}
@@ -104,8 +104,7 @@ func (w *World) init() {
 	w.net = network{w: w}
 	w.current = map[string]*member{}
 	w.conns = []*member{nil}
-	w.topics = append([]topicSpec(nil), w.cfg.topics...)
-	w.topicBase = map[string]int{}
+	w.topology = newTopology(w.cfg.topics)
 	w.broker = broker.New(broker.Config{Name: Broker, PartitionName: w.short, InternalTopics: true,
 		TransactionVersion:             w.cfg.transactionVersion,
 		ConsumerGroupHeartbeatInterval: w.cfg.consumerHeartbeatInterval, ConsumerGroupSessionTimeout: w.cfg.consumerSessionTimeout},
@@ -115,11 +114,8 @@ func (w *World) init() {
 	}
 	for _, t := range w.topics {
 		w.broker.CreateTopic(t.name, t.partitions)
-		w.topicBase[t.name] = len(w.inputTPs)
 		for p := 0; p < t.partitions; p++ {
 			tp := TopicPartition{Topic: t.name, Partition: p}
-			w.inputTPs = append(w.inputTPs, tp)
-			w.shortBy = append(w.shortBy, t.prefix+strconv.Itoa(p))
 			records := make([]string, w.cfg.recordsPerPartition)
 			for off := range records {
 				records[off] = t.prefix + strconv.Itoa(p) + "." + strconv.Itoa(off)
@@ -128,8 +124,11 @@ func (w *World) init() {
 		}
 	}
 	w.pauses = newPauseTracker(len(w.inputTPs))
-	w.invoices = TopicPartition{Topic: "invoices", Partition: 0}
 	w.broker.CreateTopic(w.invoices.Topic, 1)
+	if w.cfg.deadLetterTopic != "" {
+		w.deadLetter = TopicPartition{Topic: w.cfg.deadLetterTopic, Partition: 0}
+		w.broker.CreateTopic(w.deadLetter.Topic, 1)
+	}
 	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingAssignor, Assignor: w.cfg.assignors[0].Name()}.
 		WithPartitions(assignorNames(w.cfg.assignors)))
 	w.record(event.Event{Type: event.EvConfig, Member: Broker, Setting: event.SettingIsolation, Isolation: w.cfg.isolation})
@@ -198,64 +197,6 @@ func (w *World) Members() []string { return append([]string(nil), w.names...) }
 // Partitions returns the input partitions' short names in order ("o0" ... "p2").
 func (w *World) Partitions() []string { return w.shortNames(w.inputTPs) }
 
-// topicNames returns the topics' names, sorted. The topics never change, and
-// the list is made once: every JoinGroup request shares it, and nobody
-// changes it.
-func (w *World) topicNames() []string {
-	if w.topicNamesOnce == nil {
-		names := make([]string, 0, len(w.topics))
-		for _, t := range w.topics {
-			names = append(names, t.name)
-		}
-		sort.Strings(names)
-		w.topicNamesOnce = names[:len(names):len(names)]
-	}
-	return w.topicNamesOnce
-}
-
-func (w *World) topicCounts() map[string]int {
-	m := make(map[string]int, len(w.topics))
-	for _, t := range w.topics {
-		m[t.name] = t.partitions
-	}
-	return m
-}
-
-// index returns an input partition's index in inputTPs, -1 for any other partition.
-func (w *World) index(tp TopicPartition) int32 {
-	base, ok := w.topicBase[tp.Topic]
-	if !ok || tp.Partition < 0 || base+tp.Partition >= len(w.inputTPs) || w.inputTPs[base+tp.Partition].Topic != tp.Topic {
-		return -1
-	}
-	return int32(base + tp.Partition)
-}
-
-// short names an input partition the page's way ("o2"); others as Kafka does.
-func (w *World) short(tp TopicPartition) string {
-	if i := w.index(tp); i >= 0 {
-		return w.shortBy[i]
-	}
-	return tp.String()
-}
-
-// shortNames names partitions the page's way.
-func (w *World) shortNames(tps []TopicPartition) []string {
-	s := make([]string, len(tps))
-	for i, tp := range tps {
-		s[i] = w.short(tp)
-	}
-	return s
-}
-
-func (w *World) parsePartition(name string) (TopicPartition, bool) {
-	for _, tp := range w.inputTPs {
-		if w.short(tp) == name || tp.String() == name {
-			return tp, true
-		}
-	}
-	return TopicPartition{}, false
-}
-
 // fail keeps the first error and records it (EvWorldStopped).
 func (w *World) fail(err error) *World {
 	if w.err == nil {
@@ -288,6 +229,9 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 	if err := cfg.protocolConflict(); err != nil {
 		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
 	}
+	if err := w.shareCheck(&cfg); err != nil { // share groups (share.go)
+		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
+	}
 	if cfg.static && cfg.instanceID == "" {
 		cfg.instanceID = id
 	}
@@ -295,6 +239,9 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 	// the newer instance fences the older one (KIP-345; instance_ids.go).
 	cfg.instanceID = expandHostname(cfg.instanceID, id)
 	w.names = append(w.names, id)
+	if cfg.share.group != "" {
+		w.shareMembers++
+	}
 	w.startProcess(id, w.withGroupAssignor(cfg))
 	return w
 }
@@ -353,35 +300,63 @@ func (w *World) Close(id string) *World {
 	return w
 }
 
-// Crash kills member id's process without a goodbye: no commit, no
-// LeaveGroup. The coordinator notices after session.timeout.ms. Without a
-// crash point the member crashes after 2 records of its current batch.
+// Crash kills member id's process without a goodbye (kill -9): no commit,
+// no LeaveGroup. The coordinator notices after session.timeout.ms. The
+// process's operating system closes its socket, and the broker sees the
+// connection close in the next tick: a share consumer's share session ends
+// there and the records it had acquired are AVAILABLE again at once,
+// without waiting for their acquisition lock (Kafka 4.4's
+// ShareSessionCache$ClientConnectionDisconnectListener ->
+// SharePartitionManager.releaseSession). Without a crash point the member
+// crashes after 2 records of its current batch.
 func (w *World) Crash(id string, at ...CrashPoint) *World {
+	return w.stopProcess("Crash", id, false, at)
+}
+
+// Freeze stops member id's process without closing its connection: a
+// process stopped by SIGSTOP (kill -STOP), a stop-the-world pause that
+// never ends, a host lost (power cut, network partition) whose TCP
+// connection the broker still holds open, with no FIN or RST to tell it.
+// The member never sends again: the coordinator removes it after
+// session.timeout.ms, and a share consumer's acquired records come back
+// only when their acquisition lock (share.record.lock.duration.ms) runs out,
+// which is what KIP-932's lock is for. Without a crash point the member
+// freezes after 2 records of its current batch. For a consumer group
+// member Freeze and Crash are the same (its coordinator does not watch
+// connections). Restart starts a new process beside the frozen one, which
+// stays stopped.
+func (w *World) Freeze(id string, at ...CrashPoint) *World {
+	return w.stopProcess("Freeze", id, true, at)
+}
+
+// stopProcess is Crash (frozen false) and Freeze (frozen true).
+func (w *World) stopProcess(call, id string, frozen bool, at []CrashPoint) *World {
 	if w.err != nil {
 		return w
 	}
-	p, err := w.member("Crash", id)
+	p, err := w.member(call, id)
 	if err != nil {
 		return w.fail(err)
 	}
 	if !p.alive() {
-		return w.fail(fmt.Errorf("Crash(%q): the member is not running (it %s at an earlier tick)", id, p.lifecycle))
+		return w.fail(fmt.Errorf("%s(%q): the member is not running (it %s at an earlier tick)", call, id, p.lifecycle))
 	}
 	cp := AfterRecords(2)
 	if len(at) > 1 {
-		return w.fail(fmt.Errorf("Crash(%q): give at most one crash point, got %d", id, len(at)))
+		return w.fail(fmt.Errorf("%s(%q): give at most one crash point, got %d", call, id, len(at)))
 	}
 	if len(at) == 1 {
 		cp = at[0]
 	}
 	switch {
 	case cp.kind == "":
-		return w.fail(fmt.Errorf("Crash(%q): an empty crash point; use AfterRecords, AtTick or Immediately", id))
+		return w.fail(fmt.Errorf("%s(%q): an empty crash point; use AfterRecords, AtTick or Immediately", call, id))
 	case cp.kind == event.ReasonAfterRecords && cp.arg < 0:
-		return w.fail(fmt.Errorf("Crash(%q, %s): the number of records must be at least 0", id, cp))
+		return w.fail(fmt.Errorf("%s(%q, %s): the number of records must be at least 0", call, id, cp))
 	case cp.kind == event.ReasonAtTick && cp.arg < w.now():
-		return w.fail(fmt.Errorf("Crash(%q, %s): tick %d is in the past (now %d)", id, cp, cp.arg, w.now()))
+		return w.fail(fmt.Errorf("%s(%q, %s): tick %d is in the past (now %d)", call, id, cp, cp.arg, w.now()))
 	}
+	cp.frozen = frozen
 	switch cp.kind {
 	case event.ReasonImmediately:
 		p.crash(cp)
@@ -594,7 +569,9 @@ func (w *World) RunUntil(cond Condition) *World {
 // Step advances the logical clock by one tick:
 //
 //  1. crash points set for this tick (AtTick) take effect;
-//  2. the messages sent in the previous tick arrive, heartbeats last;
+//  2. the messages sent in the previous tick arrive, heartbeats last, and
+//     then the broker sees the connections of the processes that ended in
+//     the previous tick close (a share session's records released);
 //  3. due timers fire (session, rebalance and sync timeouts, transaction
 //     timeouts, a producer's request timeout and retries);
 //  4. every running member's heartbeat thread sends its heartbeat;
@@ -613,6 +590,7 @@ func (w *World) Step() *World {
 		}
 	}
 	w.net.deliverDue()
+	w.closeConnections()
 	w.clock.FireDue()
 	w.pruneRunning()
 	for _, p := range w.running {
@@ -668,8 +646,20 @@ func (w *World) group() *broker.ClassicGroup { return w.broker.Groups().Classic(
 func (w *World) consumerGroup() *broker.ConsumerGroup { return w.broker.Groups().Consumer(GroupID) }
 
 // Generation returns the group's current generation (0 before the first
-// rebalance); for a consumer group (KIP-848), its group epoch.
+// rebalance); for a consumer group (KIP-848), its group epoch: the last one
+// the coordinator recorded (fold.Generations).
 func (w *World) Generation() int {
+	if gens := w.Fold().Generations(); len(gens) > 0 {
+		return gens[len(gens)-1].Generation
+	}
+	return 0
+}
+
+// liveGeneration is Generation read from the coordinator itself, for the
+// conditions checked at every tick (GenerationAtLeast) that must not fold
+// every event again; TestFoldAnswersWhatTheBrokerHolds checks that the two
+// agree.
+func (w *World) liveGeneration() int {
 	if g := w.group(); g != nil {
 		return g.Generation()
 	}
@@ -721,7 +711,7 @@ func (w *World) Committed(partition string) (int, error) {
 	if !ok {
 		return 0, fmt.Errorf("Committed(%q): no such input partition (have %s)", partition, strings.Join(w.Partitions(), ", "))
 	}
-	if off, ok := w.broker.Groups().Committed(GroupID, tp); ok {
+	if off, ok := w.Fold().Committed()[w.short(tp)]; ok {
 		return off, nil
 	}
 	return -1, nil

@@ -1,7 +1,7 @@
 package realkafka
 
-// This file is the only one that reads the simulation: it runs a scenario on a
-// kgviz World (scenarios.go) and extracts the outcomes real.go extracts from a
+// This file (and share_sim.go, for share groups) is the only one that reads
+// the simulation: it runs a scenario on a kgviz World (scenarios.go) and extracts the outcomes real.go extracts from a
 // recording, through kgviz's public API only (Events, Assignment, Generation,
 // PauseMeter, ProcessedCount, Stats, Log). kgviz's event model is being
 // redesigned: adapt this file, and nothing else, when it changes.

@@ -238,6 +238,9 @@ PY
 # and a read-only extension manager (nothing to install from PyPI in a class). They must be in
 # jupyter_server_config.json itself: traitlets reads no jupyter_server_config.d/*.json (only the server's
 # extension switches come from there), so settings put there never took effect.
+# expose_app_in_browser (Lab and Notebook 7): window.jupyterapp, through which a prediction's check cell writes
+# the first answer into the notebook's metadata (exercises/firstanswer.go; scripts of outputs the kernel sent in
+# this session run anyway, with the page's rights: exposing the app gives them nothing they could not reach).
 mkdir -p "$VENV/etc/jupyter" "$KDATA/lab/settings"
 rm -f "$VENV/etc/jupyter/jupyter_server_config.d/kgviz.json"
 cat >"$VENV/etc/jupyter/jupyter_server_config.json" <<'JSON'
@@ -248,7 +251,11 @@ cat >"$VENV/etc/jupyter/jupyter_server_config.json" <<'JSON'
   "LabApp": {
     "news_url": null,
     "check_for_updates_class": "jupyterlab.NeverCheckForUpdate",
-    "extension_manager": "readonly"
+    "extension_manager": "readonly",
+    "expose_app_in_browser": true
+  },
+  "JupyterNotebookApp": {
+    "expose_app_in_browser": true
   }
 }
 JSON

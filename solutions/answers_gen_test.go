@@ -780,6 +780,20 @@ func sol12c_holdBack(outageTicks int) (pause bool, maxPollInterval int) {
 	return true, 12
 }
 
+// ex12c-4 stub (course/12c-production-error-handling.txt)
+func stub12c_parkPoison() (deadLetterTopic string, commit kgviz.CommitMode) {
+	// YOUR CODE HERE
+	return "", kgviz.CommitAfter
+}
+
+// ex12c-4 solution (course/12c-production-error-handling.txt)
+func sol12c_parkPoison() (deadLetterTopic string, commit kgviz.CommitMode) {
+	// The dead letter is one more record of the batch's transaction: killed
+	// before the commit, the member's dead letter aborts with its invoices and
+	// offsets, and the next owner writes it again, once.
+	return "invoices-dlq", kgviz.Transactional
+}
+
 // ex13-1 stub (course/13-kip-848-the-consumer-group-protocol.txt)
 func stub13_groupEpochAfter(joins, restarts, crashes int, static bool) int {
 	// YOUR CODE HERE
@@ -866,4 +880,46 @@ func stub14_hardenedPipeline(slowTicks, downtime int) map[string]string {
 // ex14-3 solution (course/14-capstone-exactly-once-billing.txt)
 func sol14_hardenedPipeline(slowTicks, downtime int) map[string]string {
 	return sol14_pipeline(slowTicks, downtime) // its timeouts follow slowTicks and downtime, not fixed numbers
+}
+
+// ex15-1 stub (course/15-share-groups-queues-on-kafka.txt)
+func stub15_busyMembers(partitions, members int, share bool) int {
+	// YOUR CODE HERE
+	return 0
+}
+
+// ex15-1 solution (course/15-share-groups-queues-on-kafka.txt)
+func sol15_busyMembers(partitions, members int, share bool) int {
+	if share {
+		return members // the simple assignor gives every member a partition, shared when needed
+	}
+	return min(partitions, members) // one owner per partition: the others idle
+}
+
+// ex15-2 stub (course/15-share-groups-queues-on-kafka.txt)
+func stub15_recordState(limit int, steps []string) (string, int) {
+	// YOUR CODE HERE
+	return "", 0
+}
+
+// ex15-2 solution (course/15-share-groups-queues-on-kafka.txt)
+func sol15_recordState(limit int, steps []string) (string, int) {
+	state, deliveries := "AVAILABLE", 0
+	for _, s := range steps {
+		switch {
+		case s == "acquire" && state == "AVAILABLE":
+			state, deliveries = "ACQUIRED", deliveries+1
+		case s == "accept" && state == "ACQUIRED":
+			state = "ACKNOWLEDGED"
+		case s == "reject" && state == "ACQUIRED":
+			state = "ARCHIVED"
+		case (s == "release" || s == "timeout") && state == "ACQUIRED":
+			// back to the queue, unless it was delivered often enough
+			state = "AVAILABLE"
+			if deliveries >= limit {
+				state = "ARCHIVED"
+			}
+		}
+	}
+	return state, deliveries
 }

@@ -557,6 +557,12 @@ func table() []exercise {
 			"pause, with an interval below a batch":     func(int) (bool, int) { return true, 2 },
 			"block with the default interval":           func(int) (bool, int) { return false, 12 },
 		}},
+		{"ex12c-4", sol12c_parkPoison, stub12c_parkPoison, map[string]any{
+			"no dead-letter topic":               func() (string, kgviz.CommitMode) { return "", kgviz.Transactional },
+			"a dead-letter topic, at-least-once": func() (string, kgviz.CommitMode) { return "invoices-dlq", kgviz.CommitAfter },
+			"a dead-letter topic, auto-commit":   func() (string, kgviz.CommitMode) { return "dlq", kgviz.AutoCommit },
+			"a dead-letter topic, at-most-once":  func() (string, kgviz.CommitMode) { return "dlq", kgviz.CommitBefore },
+		}},
 		{"ex13-1", sol13_groupEpochAfter, stub13_groupEpochAfter, map[string]any{
 			"classic generations (a restart never counts)": func(j, r, c int, static bool) int { return j + c },
 			"a restart counts once":                        func(j, r, c int, static bool) int { return j + r + c },
@@ -668,6 +674,53 @@ func table() []exercise {
 			"hard-coded for the notebook's 15 and 5": (func(int, int) map[string]string {
 				return sol14_pipeline(15, 5)
 			}),
+		}},
+		{"ex15-1", sol15_busyMembers, stub15_busyMembers, map[string]any{
+			"a share group is capped too":          func(p, m int, share bool) int { return min(p, m) },
+			"every member busy in both":            func(p, m int, share bool) int { return m },
+			"one member per partition, share only": func(p, m int, share bool) int { return p },
+			"hard-coded 4 and 2": func(p, m int, share bool) int {
+				if share {
+					return 4
+				}
+				return 2
+			},
+		}},
+		{"ex15-2", sol15_recordState, stub15_recordState, map[string]any{
+			"no delivery count limit": func(limit int, steps []string) (string, int) {
+				return sol15_recordState(100, steps)
+			},
+			"archived one delivery early": func(limit int, steps []string) (string, int) {
+				return sol15_recordState(limit-1, steps)
+			},
+			"a timeout does not count as a release": func(limit int, steps []string) (string, int) {
+				var kept []string
+				for _, s := range steps {
+					if s != "timeout" {
+						kept = append(kept, s)
+					}
+				}
+				return sol15_recordState(limit, kept)
+			},
+			"steps applied whatever the state": func(limit int, steps []string) (string, int) {
+				state, n := "AVAILABLE", 0
+				for _, s := range steps {
+					switch s {
+					case "acquire":
+						state, n = "ACQUIRED", n+1
+					case "accept":
+						state = "ACKNOWLEDGED"
+					case "reject":
+						state = "ARCHIVED"
+					default:
+						state = "AVAILABLE"
+						if n >= limit {
+							state = "ARCHIVED"
+						}
+					}
+				}
+				return state, n
+			},
 		}},
 	}...)
 }

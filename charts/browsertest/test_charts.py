@@ -14,7 +14,7 @@ import pytest
 
 from conftest import OUT, ROOT, SHOTS
 
-VIEWS = ["timeline", "sequence", "heatmap", "topiclog", "pausemeter", "outcomes", "assignments"]
+VIEWS = ["timeline", "sequence", "heatmap", "topiclog", "pausemeter", "outcomes", "assignments", "sharepartition"]
 PAGES = [v + ".html" for v in VIEWS] + [v + "-requirejs.html" for v in VIEWS] + [
     "notebook.html", "notebook-requirejs.html", "jupyterlab.html", "classic.html", "untrusted.html"]
 
@@ -116,7 +116,7 @@ def test_report_command(opener):
 
 # The worlds of charts/internal/worlds: one page each with every view.
 WORLDS = ["commit-after", "commit-before", "cooperative", "empty", "fencing", "idempotent", "incomplete", "leaving",
-          "lso", "range", "rebalance", "reprocessing", "stopped", "switch", "transactions", "zombie"]
+          "lso", "range", "rebalance", "reprocessing", "share", "stopped", "switch", "transactions", "zombie"]
 SVG_RENDERER = "window.kgvizRenderer = 'svg';"
 
 # Every visible text of a chart drawn by ECharts' SVG renderer, with its box.
@@ -199,6 +199,22 @@ def test_rough_edges_in_live_charts(opener, manifest):
     page = open_world("transactions")
     texts = chart_texts(page, "w-transactions-topiclog")
     assert "inv(p2.3)" in texts and not any("…" in t for t in texts), texts
+
+
+def test_share_partition_chart(opener, manifest):
+    """The share group's in-flight window (KIP-932) drawn live, screenshot in build/screenshots/share-partition.png:
+    every record state in the legend, the holders and delivery counts on the acquired stretches (S2's crash, S4's
+    redeliveries of the poison record j1.2), the glyphs of the lock timeout and the delivery limit; and the heatmap
+    of the same world shows partitions held by several members."""
+    o = opener(OUT / "world-share.html", SVG_RENDERER)
+    wait_drawn(o.page, manifest["world-share.html"]["live"])
+    o.page.locator("#w-share-sharepartition").screenshot(path=str(SHOTS / "share-partition.png"))
+    o.page.locator("#w-share-heatmap").screenshot(path=str(SHOTS / "share-heatmap.png"))
+    texts = chart_texts(o.page, "w-share-sharepartition")
+    for want in ["AVAILABLE", "ACQUIRED", "ACKNOWLEDGED", "ARCHIVED", "S2 #1", "S4 #5", "◷", "⊘", "j1.2"]:
+        assert want in texts, (want, texts)
+    assert "several members (share group)" in chart_texts(o.page, "w-share-heatmap")
+    assert o.errors == [] and o.requests == [], (o.errors, o.requests)
 
 
 def test_sequence_opens_readable(opener, manifest):

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"go/ast"
+	"go/parser"
+	"go/token"
 	"os"
 	"strings"
 	"sync"
@@ -92,6 +95,20 @@ func (g *grader) grade(s *submission, rows []gradeRow, deadline time.Time) {
 		byEx[ce.ex.ID] = a
 		s.notes[ce.ex.ID] = append(s.notes[ce.ex.ID], a.notes...)
 		cells = append(cells, a)
+	}
+	// A recorded first answer carries the helpers it used when it ran; one
+	// that another answer cell now declares is that cell's.
+	for id, a := range byEx {
+		if s.first[id] && a.rejected == "" {
+			if src := withoutDecls(a, otherNames(byEx, id)); src != a.source {
+				byEx[id] = parseAnswer(id, src, g.std)
+				for i, c := range cells {
+					if c == a {
+						cells[i] = byEx[id]
+					}
+				}
+			}
+		}
 	}
 	setRow := func(id, msg string) {
 		for i := range rows {
@@ -250,6 +267,9 @@ func (g *grader) grade(s *submission, rows []gradeRow, deadline time.Time) {
 				rows[i].Message = fmt.Sprintf("✔ %s passed (checked on %d scenario(s))", id, o.Cases)
 			default:
 				rows[i].Message = o.String()
+			}
+			if s.noRecord[id] && failure == "" && !strings.Contains(rows[i].Message, "not answered yet") {
+				s.note(id, noRecordNote)
 			}
 			if failure != "" && time.Until(deadline) <= 0 && strings.Contains(failure, "did not finish") {
 				rows[i].Message = fmt.Sprintf("✘ %s: the submission's time limit (%s) ran out during this check", id, g.timeout)
@@ -414,4 +434,83 @@ func (c *child) reasonSet() bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	return c.reason != ""
+}
+
+// noRecordNote is the gradebook's note on an answered prediction without a
+// first-answer record (course.go, firstAnswers).
+const noRecordNote = "no first-answer record (the check cell never ran in JupyterLab, or the record was removed): graded the answer as handed in"
+
+// otherNames is the top-level names the answer cells of every exercise but id declare.
+func otherNames(byEx map[string]*answerCell, id string) map[string]bool {
+	out := map[string]bool{}
+	for other, a := range byEx {
+		if other != id {
+			for n := range a.names {
+				out[n] = true
+			}
+		}
+	}
+	return out
+}
+
+// withoutDecls returns a's source without its top-level declarations of the
+// given names (a declaration that declares other names too is kept).
+func withoutDecls(a *answerCell, names map[string]bool) string {
+	fset := token.NewFileSet()
+	const pkg = "package main\n"
+	f, err := parser.ParseFile(fset, a.label, pkg+a.source, parser.ParseComments)
+	if err != nil {
+		return a.source
+	}
+	src := []byte(pkg + a.source)
+	var cut [][2]int
+	for _, d := range f.Decls {
+		var declared []string
+		start := d.Pos()
+		switch d := d.(type) {
+		case *ast.FuncDecl:
+			if d.Recv != nil {
+				continue
+			}
+			declared = []string{d.Name.Name}
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+		case *ast.GenDecl:
+			if d.Tok == token.IMPORT {
+				continue
+			}
+			for _, sp := range d.Specs {
+				switch sp := sp.(type) {
+				case *ast.ValueSpec:
+					for _, n := range sp.Names {
+						declared = append(declared, n.Name)
+					}
+				case *ast.TypeSpec:
+					declared = append(declared, sp.Name.Name)
+				}
+			}
+			if d.Doc != nil {
+				start = d.Doc.Pos()
+			}
+		}
+		all := len(declared) > 0
+		for _, n := range declared {
+			all = all && names[n]
+		}
+		if all {
+			cut = append(cut, [2]int{fset.Position(start).Offset, fset.Position(d.End()).Offset})
+		}
+	}
+	if len(cut) == 0 {
+		return a.source
+	}
+	var b []byte
+	last := 0
+	for _, c := range cut {
+		b = append(b, src[last:c[0]]...)
+		last = c[1]
+	}
+	b = append(b, src[last:]...)
+	return strings.TrimPrefix(string(b), pkg)
 }

@@ -270,6 +270,8 @@ type submission struct {
 	explained map[string]string   // explanation id → what the student wrote
 	missing   map[string]string   // exercise id → why there is no answer
 	notes     map[string][]string // exercise id ("" for the whole notebook) → what differs from the course
+	first     map[string]bool     // exercise id → answers[id] is a prediction's recorded first answer
+	noRecord  map[string]bool     // exercise id → a prediction without a first-answer record
 }
 
 // skippedEntry is an entry of the submissions folder that is not graded,
@@ -409,7 +411,7 @@ func readSubmission(courses []*course, root, path string) (*submission, error) {
 	if err != nil {
 		rel = filepath.Base(path)
 	}
-	s := &submission{path: path, rel: filepath.ToSlash(rel), answers: map[string]string{}, explained: map[string]string{}, missing: map[string]string{}, notes: map[string][]string{}}
+	s := &submission{path: path, rel: filepath.ToSlash(rel), answers: map[string]string{}, explained: map[string]string{}, missing: map[string]string{}, notes: map[string][]string{}, first: map[string]bool{}, noRecord: map[string]bool{}}
 	nb, err := readNotebook(path)
 	if err != nil {
 		s.student = studentOf(s.rel, nil)
@@ -468,6 +470,7 @@ func readSubmission(courses []*course, root, path string) (*submission, error) {
 			s.note(id, "check cell edited (ignored: the grader runs the checks)")
 		}
 	}
+	firstAnswers(s)
 	// The explanations: the cell with the course cell's id, else the one
 	// carrying its grade id; whatever its type, its text is what the
 	// student wrote (the export shows it as text).
@@ -538,4 +541,44 @@ func (s *submission) note(id, text string) {
 		}
 	}
 	s.notes[id] = append(s.notes[id], text)
+}
+
+// firstAnswers puts, for every prediction, the first answer recorded in the
+// notebook's metadata (exercises/firstanswer.go) in place of the answer cell:
+// that is what is graded, later tries were feedback. A record that fails its
+// check (edited by hand) scores no point; without a record, the answer as
+// handed in is graded and the gradebook says there was none.
+func firstAnswers(s *submission) {
+	recs := exercises.RecordsIn(s.nb.Metadata)
+	for _, ce := range s.course.exercises {
+		id := ce.ex.ID
+		if !ce.ex.Prediction {
+			if _, ok := recs[id]; ok {
+				s.note(id, "a first-answer record for an exercise that is not a prediction (ignored)")
+			}
+			continue
+		}
+		if _, gone := s.missing[id]; gone {
+			continue
+		}
+		raw, ok := recs[id]
+		if !ok {
+			s.noRecord[id] = true // noted once the check has judged an answer (checks.go)
+			continue
+		}
+		r, err := exercises.VerifyRecord(id, raw)
+		if err != nil {
+			s.missing[id] = err.Error() + "; a prediction without its first answer scores no point"
+			continue
+		}
+		s.answers[id] = r.Attempts[0].Source
+		s.first[id] = true
+		tries := ""
+		if n := len(r.Attempts) - 1; n == 1 {
+			tries = "; 1 later try gave feedback only"
+		} else if n > 1 {
+			tries = fmt.Sprintf("; %d later tries gave feedback only", n)
+		}
+		s.note(id, "graded the first answer, checked "+cleanText(r.Attempts[0].At)+tries)
+	}
 }

@@ -138,6 +138,7 @@ var notebookOnly = map[string]string{
 	"12b": "12b-fencing-the-group-generation",
 	"13":  "13-kip-848-the-consumer-group-protocol",
 	"14":  "14-capstone-exactly-once-billing",
+	"15":  "15-share-groups-queues-on-kafka",
 }
 
 // findDemo resolves a demo by name or by number (1-12 as the README and the

@@ -52,8 +52,10 @@ var (
 )
 
 // goFlags are the build flags of the warm cache and of every submission (the
-// cache keys depend on them).
-const goFlags = "-mod=mod -buildvcs=false -trimpath"
+// cache keys depend on them). The tag kgvizgrade leaves out what only a
+// notebook's kernel uses (exercises' display of a prediction's record, which
+// imports GoNB: the sandbox has no module but kgviz's own).
+const goFlags = "-mod=mod -buildvcs=false -trimpath -tags=kgvizgrade"
 
 type sandbox struct {
 	unsafe   bool
@@ -207,7 +209,7 @@ func (s *sandbox) copyModule(root string) error {
 	cmd := exec.Command(s.goBin, "list", "-deps", "-f", "{{if .Module}}{{if eq .Module.Path \""+modulePath+"\"}}{{.Dir}}|{{join .GoFiles \",\"}}|{{join .EmbedFiles \",\"}}{{end}}{{end}}",
 		modulePath+"/exercises", modulePath+"/exercises/pipe")
 	cmd.Dir = root
-	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod")
+	cmd.Env = append(os.Environ(), "GOWORK=off", "GOFLAGS=-mod=mod -tags=kgvizgrade") // the files goFlags builds
 	var stderr bytes.Buffer
 	cmd.Stderr = &stderr
 	out, err := cmd.Output()

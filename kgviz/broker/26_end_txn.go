@@ -63,31 +63,7 @@ func (tc *TxnCoordinator) handleEndTxn(env Envelope, req *EndTxnRequest) {
 		return
 	}
 	if tc.version < 2 {
-		if req.ProducerEpoch != t.epoch {
-			reply(kafka.PRODUCER_FENCED)
-			return
-		}
-		switch t.state {
-		case kafka.TxnOngoing:
-			tc.prepare(t, req.Committed, false)
-			reply(kafka.NONE)
-		case kafka.TxnCompleteCommit:
-			if req.Committed {
-				reply(kafka.NONE)
-			} else {
-				reply(kafka.INVALID_TXN_STATE)
-			}
-		case kafka.TxnCompleteAbort:
-			if req.Committed {
-				reply(kafka.INVALID_TXN_STATE)
-			} else {
-				reply(kafka.NONE)
-			}
-		case kafka.TxnPrepareCommit, kafka.TxnPrepareAbort:
-			reply(kafka.CONCURRENT_TRANSACTIONS)
-		default:
-			reply(kafka.INVALID_TXN_STATE)
-		}
+		tc.endTxnV1(t, req, reply)
 		return
 	}
 	retry := req.ProducerEpoch+1 == t.epoch
@@ -116,6 +92,36 @@ func (tc *TxnCoordinator) handleEndTxn(env Envelope, req *EndTxnRequest) {
 		tc.prepare(t, false, true)
 		bumped()
 	case (t.state == kafka.TxnPrepareCommit && req.Committed) || (t.state == kafka.TxnPrepareAbort && !req.Committed):
+		reply(kafka.CONCURRENT_TRANSACTIONS)
+	default:
+		reply(kafka.INVALID_TXN_STATE)
+	}
+}
+
+// endTxnV1 is EndTxn under transaction version 1 (no epoch bump at the
+// end of a transaction): the producer's epoch must be the current one.
+func (tc *TxnCoordinator) endTxnV1(t *txnMeta, req *EndTxnRequest, reply func(kafka.ErrorCode)) {
+	if req.ProducerEpoch != t.epoch {
+		reply(kafka.PRODUCER_FENCED)
+		return
+	}
+	switch t.state {
+	case kafka.TxnOngoing:
+		tc.prepare(t, req.Committed, false)
+		reply(kafka.NONE)
+	case kafka.TxnCompleteCommit:
+		if req.Committed {
+			reply(kafka.NONE)
+		} else {
+			reply(kafka.INVALID_TXN_STATE)
+		}
+	case kafka.TxnCompleteAbort:
+		if req.Committed {
+			reply(kafka.INVALID_TXN_STATE)
+		} else {
+			reply(kafka.NONE)
+		}
+	case kafka.TxnPrepareCommit, kafka.TxnPrepareAbort:
 		reply(kafka.CONCURRENT_TRANSACTIONS)
 	default:
 		reply(kafka.INVALID_TXN_STATE)

@@ -521,11 +521,11 @@ func (g *ClassicGroup) replaceStaticMember(old *classicMember, env Envelope, req
 			return
 		}
 		// No rebalance, no new generation: the current generation at once; a
-		// leader replaced this way is told to skip the assignment (KIP-814).
+		// leader replaced this way gets the member list and is told to skip
+		// the assignment (KIP-814; updateStaticMemberThenRebalanceOrCompleteJoin).
 		resp := g.joinResponse(m)
-		resp.Members = nil
 		resp.SkipAssignment = m.id == g.leader
-		g.awaitSync(m, g.now()+g.rebalanceTimeout()+2)
+		g.awaitSync(m, g.b().at()+g.rebalanceTimeout())
 		g.b().reply(env, g.generation, resp)
 	case kafka.GroupCompletingRebalance:
 		g.park(m, env)
@@ -556,9 +556,10 @@ func (g *ClassicGroup) prepareRebalance(reason event.Reason, memberID string) {
 	g.rebalanceStart = g.now()
 	g.transition(kafka.GroupPreparingRebalance)
 	g.b().record(event.Event{Type: event.EvRebalance, Member: g.b().name, Generation: g.generation, Reason: reason, MemberID: memberID})
-	// The rebalance timeout counts from the member's side: it learns of the
-	// rebalance one tick after it starts and its JoinGroup takes one more.
-	at := g.now() + g.rebalanceTimeout() + 2
+	// The rebalance timeout counts from the moment the rebalance starts
+	// (GroupMetadataManager.maybeCompleteJoinElseSchedule: the join timer is
+	// set for rebalanceTimeoutMs then).
+	at := g.b().at() + g.rebalanceTimeout()
 	if g.joinTimer == nil {
 		g.joinTimer = g.b().clock.Schedule(at, "join "+g.id, g.joinExpired)
 	} else {
@@ -590,6 +591,23 @@ func (g *ClassicGroup) completeJoin() {
 			g.removeMember(m, event.Event{Reason: event.ReasonJoinTimeout}, false)
 		}
 	}
+	next := ""
+	for _, m := range g.inOrder {
+		if m.join != nil {
+			next = m.id
+			break
+		}
+	}
+	if next == "" && len(g.members) > 0 {
+		// Only static members that did not rejoin are left: Kafka does not
+		// complete the join phase ("could not complete rebalance because no
+		// members rejoined", GroupMetadataManager.completeClassicGroupJoin,
+		// after ClassicGroup.maybeElectNewJoinedLeader found no member
+		// awaiting its join); it stays PreparingRebalance, same generation,
+		// and waits another rebalance timeout while their sessions run out.
+		g.joinTimer.Reset(g.b().at() + g.rebalanceTimeout())
+		return
+	}
 	g.generation++
 	if len(g.members) == 0 {
 		g.leader, g.protocolName = "", ""
@@ -597,28 +615,14 @@ func (g *ClassicGroup) completeJoin() {
 		return
 	}
 	if l, ok := g.members[g.leader]; !ok || l.join == nil {
-		// The first member awaiting its join leads; if only static members
-		// that did not rejoin are left, the current (or first) one stays
-		// leader and the sync timeout will remove them.
-		next := ""
-		for _, m := range g.inOrder {
-			if m.join != nil {
-				next = m.id
-				break
-			}
-		}
-		if next == "" && !ok {
-			next = g.order[0]
-		}
-		if next != "" {
-			g.leader = next
-		}
+		// the first member awaiting its join leads (maybeElectNewJoinedLeader)
+		g.leader = next
 	}
 	g.protocolName = g.selectProtocol()
 	g.transition(kafka.GroupCompletingRebalance)
 	lm := g.members[g.leader]
 	g.b().record(event.Event{Type: event.EvLeader, Member: lm.clientID, MemberID: lm.id, Generation: g.generation})
-	syncBy := g.now() + g.rebalanceTimeout() + 2
+	syncBy := g.b().at() + g.rebalanceTimeout() // schedulePendingSync
 	// the answers of this generation in one allocation: each is sent once
 	// and never changed, and no two share a slot
 	waiting := 0
@@ -630,6 +634,9 @@ func (g *ClassicGroup) completeJoin() {
 	resps := make([]JoinGroupResponse, waiting)
 	for _, m := range g.inOrder {
 		g.awaitSync(m, syncBy)
+		// every member's session restarts, a static member's that did not
+		// rejoin too (completeClassicGroupJoin reschedules every member's heartbeat)
+		g.heardFrom(m, g.now())
 		if env := g.unparkJoin(m); env != nil {
 			resp := &resps[0]
 			resps = resps[1:]
@@ -814,10 +821,11 @@ func (g *ClassicGroup) handleLeave(env Envelope, req *LeaveGroupRequest) {
 			}
 		}
 		resp.Members = append(resp.Members, LeaveGroupMemberResponse{MemberID: id.MemberID, GroupInstanceID: id.GroupInstanceID, ErrorCode: code})
+		// a member's error is its own: the response's error stays NONE
+		// (classicGroupLeaveToClassicGroup; the client's LeaveGroupResponse.error()
+		// reads the first member's, as ErrorOf does)
 		if code == kafka.NONE {
 			leaving = append(leaving, m)
-		} else if resp.ErrorCode == kafka.NONE {
-			resp.ErrorCode = code
 		}
 	}
 	g.b().reply(env, g.generation, resp)

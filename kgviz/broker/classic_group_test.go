@@ -172,3 +172,48 @@ func TestHeartbeatIllegalGeneration(t *testing.T) {
 		t.Fatalf("heartbeat of generation 0: %s", r.ErrorCode)
 	}
 }
+
+// A join phase no member rejoined is not completed: static C1 is stable in
+// generation 1, dynamic C2 joins and leaves before the phase ends, and C1
+// (heartbeating, REBALANCE_IN_PROGRESS) does not rejoin within the rebalance
+// timeout. Kafka keeps the group PreparingRebalance in generation 1 and
+// waits another rebalance timeout ("could not complete rebalance because no
+// members rejoined", GroupMetadataManager.completeClassicGroupJoin after
+// ClassicGroup.maybeElectNewJoinedLeader); C1's rejoin then completes
+// generation 2 at once.
+func TestJoinPhaseNoMemberRejoinedIsNotCompleted(t *testing.T) {
+	h := newHarness(t)
+	j1 := join("")
+	j1.GroupInstanceID = "i1"
+	jr := answerTo[*JoinGroupResponse](h, h.send("C1", j1), "C1")
+	c1 := jr.MemberID
+	plan := []SyncGroupAssignment{{MemberID: c1, Assignment: []kafka.TopicPartition{{Topic: "orders", Partition: 0}, {Topic: "orders", Partition: 1}}}}
+	if sr := answerTo[*SyncGroupResponse](h, h.send("C1", &SyncGroupRequest{GroupID: "g", GenerationID: 1, MemberID: c1, GroupInstanceID: "i1", Assignments: plan}), "C1"); sr.ErrorCode != kafka.NONE {
+		t.Fatalf("sync: %s", sr.ErrorCode)
+	}
+	h.send("C2", join(""))
+	g := h.b.Groups().Classic("g")
+	var c2 string
+	for _, id := range g.order {
+		if id != c1 {
+			c2 = id
+		}
+	}
+	h.send("C2", &LeaveGroupRequest{GroupID: "g", Members: []MemberIdentity{{MemberID: c2}}})
+	for i := 0; i < 20; i++ {
+		h.tick(2)
+		hb := &HeartbeatRequest{GroupID: "g", GenerationID: 1, MemberID: c1, GroupInstanceID: "i1"}
+		if r := answerTo[*HeartbeatResponse](h, h.send("C1", hb), "C1"); r.ErrorCode != kafka.REBALANCE_IN_PROGRESS {
+			t.Fatalf("tick %d: heartbeat %s", h.clk.Now(), r.ErrorCode)
+		}
+		if g.State() != kafka.GroupPreparingRebalance || g.Generation() != 1 || !g.HasMember(c1) {
+			t.Fatalf("tick %d: state %s generation %d member %v", h.clk.Now(), g.State(), g.Generation(), g.HasMember(c1))
+		}
+	}
+	rejoin := join(c1)
+	rejoin.GroupInstanceID = "i1"
+	jr = answerTo[*JoinGroupResponse](h, h.send("C1", rejoin), "C1")
+	if jr.ErrorCode != kafka.NONE || jr.GenerationID != 2 || jr.Leader != c1 {
+		t.Fatalf("rejoin: %+v", jr)
+	}
+}

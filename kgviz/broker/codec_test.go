@@ -21,6 +21,8 @@ var allMessages = []kafka.Message{
 	&EndTxnRequest{}, &EndTxnResponse{}, &WriteTxnMarkersRequest{}, &WriteTxnMarkersResponse{},
 	&TxnOffsetCommitRequest{}, &TxnOffsetCommitResponse{},
 	&ConsumerGroupHeartbeatRequest{}, &ConsumerGroupHeartbeatResponse{},
+	&ShareGroupHeartbeatRequest{}, &ShareGroupHeartbeatResponse{}, &ShareFetchRequest{}, &ShareFetchResponse{},
+	&ShareAcknowledgeRequest{}, &ShareAcknowledgeResponse{},
 }
 
 // fill sets every field reachable from v to a random non-zero value

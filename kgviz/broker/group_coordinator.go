@@ -106,6 +106,8 @@ type GroupCoordinator struct {
 	// ClassicGroup.validateHeartbeater).
 	lastID string
 	last   Group
+	// shareConfigs are the share groups' group configs (KIP-932; share_group.go).
+	shareConfigs map[string]ShareGroupConfig
 }
 
 func newGroupCoordinator(b *Broker) *GroupCoordinator {

@@ -20,6 +20,15 @@ func ErrorOf(m kafka.Message) kafka.ErrorCode {
 	case *HeartbeatResponse:
 		return r.ErrorCode
 	case *LeaveGroupResponse:
+		// LeaveGroupResponse.error() (Kafka's client): the response's error,
+		// else the first member's
+		if r.ErrorCode == kafka.NONE {
+			for _, m := range r.Members {
+				if m.ErrorCode != kafka.NONE {
+					return m.ErrorCode
+				}
+			}
+		}
 		return r.ErrorCode
 	case *SyncGroupResponse:
 		return r.ErrorCode
@@ -37,6 +46,40 @@ func ErrorOf(m kafka.Message) kafka.ErrorCode {
 		return r.ErrorCode
 	case *ConsumerGroupHeartbeatResponse:
 		return r.ErrorCode
+	case *ShareGroupHeartbeatResponse:
+		return r.ErrorCode
+	case *ShareFetchResponse, *ShareAcknowledgeResponse:
+		return shareErrorOf(r)
+	}
+	return kafka.NONE
+}
+
+// shareErrorOf is ErrorOf for the share APIs (KIP-932): the request's
+// error, else a partition's, so the first refused acknowledgement shows.
+func shareErrorOf(m kafka.Message) kafka.ErrorCode {
+	switch r := m.(type) {
+	case *ShareFetchResponse:
+		// the request's error, else a partition's: the first refused acknowledgement shows
+		if r.ErrorCode != kafka.NONE {
+			return r.ErrorCode
+		}
+		for _, p := range r.Responses {
+			if p.ErrorCode != kafka.NONE {
+				return p.ErrorCode
+			}
+			if p.AcknowledgeErrorCode != kafka.NONE {
+				return p.AcknowledgeErrorCode
+			}
+		}
+	case *ShareAcknowledgeResponse:
+		if r.ErrorCode != kafka.NONE {
+			return r.ErrorCode
+		}
+		for _, p := range r.Responses {
+			if p.ErrorCode != kafka.NONE {
+				return p.ErrorCode
+			}
+		}
 	}
 	return kafka.NONE
 }

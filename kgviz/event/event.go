@@ -116,6 +116,36 @@ const (
 	// (Partitions: the partitions pending revocation). A static member that
 	// left for a while is at epoch -2.
 	EvMemberEpoch
+	// EvProcessFailed: processing a record failed (a poison record,
+	// kgviz.WithFailingRecords; Partition, Offset, Record; Count is the
+	// attempt, 1, 2, ...).
+	EvProcessFailed
+	// EvDeadLetter: a member gave up on a record after Count failed attempts
+	// and produced it to the dead-letter topic (Text: its partition,
+	// "invoices-dlq-0"; Partition, Offset, Record: where it came from).
+	EvDeadLetter
+	// The share-partition events (KIP-932, Kafka's SharePartition), one per
+	// change of an in-flight record's state; each carries the share group's
+	// id as its Text, the partition's short name and the record (Partition,
+	// Offset, Record) and its delivery count (Count).
+	//
+	// EvShareAcquired: a ShareFetch acquired the record for a member (Member,
+	// MemberID) under a lock of Ticks ticks (AVAILABLE -> ACQUIRED; the
+	// delivery count was incremented).
+	EvShareAcquired
+	// EvShareAcknowledged: the holder acknowledged it with ACCEPT
+	// (ACQUIRED -> ACKNOWLEDGED; Member is the holder).
+	EvShareAcknowledged
+	// EvShareReleased: the record is AVAILABLE again (Reason: the holder's
+	// RELEASE, its acquisition lock timed out, or its share session closed;
+	// Member is the member that held it).
+	EvShareReleased
+	// EvShareArchived: the record is ARCHIVED and never delivered again
+	// (Reason: the holder's REJECT, or a release at the delivery count limit).
+	EvShareArchived
+	// EvShareStartOffset: the share-partition start offset (SPSO) moved to
+	// Offset, past records that are ACKNOWLEDGED or ARCHIVED (Count is the old one).
+	EvShareStartOffset
 )
 
 var typeNames = [...]string{
@@ -129,6 +159,9 @@ var typeNames = [...]string{
 	EvError: "error", EvRebalance: "rebalance", EvRetry: "retry", EvDuplicate: "duplicate",
 	EvFence: "fence", EvAssignmentIncomplete: "assignment-incomplete", EvExit: "exit",
 	EvWorldStopped: "world-stopped", EvMemberEpoch: "member-epoch",
+	EvProcessFailed: "process-failed", EvDeadLetter: "dead-letter",
+	EvShareAcquired: "share-acquired", EvShareAcknowledged: "share-acknowledged", EvShareReleased: "share-released",
+	EvShareArchived: "share-archived", EvShareStartOffset: "share-start-offset",
 }
 
 // String returns the event type's short name, e.g. "send".
@@ -213,6 +246,19 @@ const (
 	// EvAssignmentIncomplete
 	ReasonNilPlan    Reason = "the assignor returned no plan"
 	ReasonUnassigned Reason = "the assignor left partitions unassigned"
+	// EvShareReleased (KIP-932)
+	ReasonAcknowledgeRelease Reason = "RELEASE"
+	ReasonLockTimeout        Reason = "acquisition lock timeout"
+	ReasonShareSessionClosed Reason = "the member's share session closed"
+	ReasonConnectionClosed   Reason = "the member's connection closed, its share session released"
+	// EvShareArchived (KIP-932)
+	ReasonAcknowledgeReject Reason = "REJECT"
+	ReasonDeliveryLimit     Reason = "delivery count limit"
+	// EvAssigned, EvRevoked of a share consumer (KIP-932)
+	ReasonShareAssignment Reason = "share group (KIP-932): the simple assignor moved them"
+	// EvCrash: a share consumer's application failed on a poison record in
+	// implicit acknowledgement mode (Count is the record's offset)
+	ReasonPoisonRecord Reason = "poison record"
 )
 
 // Exception is the Java exception a Kafka client would raise (EvCommitFailed, EvError).
@@ -234,6 +280,9 @@ const (
 	GroupIDNotFoundException      Exception = "GroupIdNotFoundException"
 	UnsupportedAssignorException  Exception = "UnsupportedAssignorException"
 	StaleMemberEpochException     Exception = "StaleMemberEpochException"
+	// The share group protocol's (KIP-932): an acknowledgement the
+	// share-partition refused (INVALID_RECORD_STATE).
+	InvalidRecordStateException Exception = "InvalidRecordStateException"
 )
 
 var exceptionWhy = map[Exception]string{
@@ -247,6 +296,7 @@ var exceptionWhy = map[Exception]string{
 	UnreleasedInstanceIDException:      "the group.instance.id is still held by a member that did not leave; the application closes",
 	GroupIDNotFoundException:           "the group is not a consumer group the coordinator can take this member into; the application closes",
 	UnsupportedAssignorException:       "the broker has no such group.remote.assignor; the application closes",
+	InvalidRecordStateException:        "the record is no longer acquired by this member: its acquisition lock timed out",
 }
 
 // Setting names the setting an EvConfig changed.
@@ -390,6 +440,59 @@ func (e Event) Detail() string {
 			s = strings.TrimSpace(s + " " + string(e.Reason))
 		}
 		return s
+	case EvMemberAdded, EvMemberRemoved, EvAssignorRun, EvMemberEpoch, EvAssignmentIncomplete:
+		return e.groupDetail()
+	case EvAssigned, EvPaused, EvResumed:
+		return strings.Join(e.Partitions(), " ")
+	case EvRevoked:
+		return strings.Join(e.Partitions(), " ") + " (" + string(e.Reason) + ")"
+	case EvTxnState:
+		return e.TransactionalID
+	case EvMarker:
+		return e.TransactionalID
+	case EvCommitFailed, EvError:
+		s := e.API.String() + ": " + string(e.Exception)
+		if why := exceptionWhy[e.Exception]; why != "" {
+			s += " (" + why + ")"
+		}
+		return s
+	case EvCrash:
+		return e.crashDetail()
+	case EvShareAcquired, EvShareAcknowledged, EvShareReleased, EvShareArchived, EvShareStartOffset:
+		return e.shareDetail()
+	case EvRestart:
+		s := fmt.Sprintf("incarnation %d", e.Count)
+		if e.InstanceID != "" {
+			s += ", group.instance.id=" + e.InstanceID
+		}
+		return s
+	case EvZombie, EvRebalance, EvExit:
+		return string(e.Reason)
+	case EvFence:
+		return fmt.Sprintf("%s: epoch bumped to %d, the open transaction is aborted (%s)", e.TransactionalID, e.Epoch, e.Reason)
+	case EvPollTimeout:
+		return fmt.Sprintf("no poll() for %d ticks > max.poll.interval.ms=%d", e.Ticks, e.Count)
+	case EvSlowStart:
+		return fmt.Sprintf("%d ticks", e.Ticks)
+	case EvProcessFailed:
+		return fmt.Sprintf("%s failed (attempt %d)", e.Record, e.Count)
+	case EvDeadLetter:
+		return fmt.Sprintf("%s (%s@%d) to %s after %d attempts", e.Record, e.Partition, e.Offset, e.Text(), e.Count)
+	case EvRetry:
+		return fmt.Sprintf("no answer for %d ticks, the same batch again (seq %d)", e.Ticks, e.Sequence)
+	case EvDuplicate:
+		return fmt.Sprintf("duplicate sequence %d: acknowledged with the original offset %d, nothing written", e.Sequence, e.Offset)
+	case EvConfig:
+		return e.configDetail()
+	case EvWorldStopped:
+		return e.Text()
+	}
+	return ""
+}
+
+// groupDetail is Detail of the group coordinator's events.
+func (e Event) groupDetail() string {
+	switch e.Type {
 	case EvMemberAdded:
 		switch {
 		case e.Replaces != "":
@@ -413,61 +516,11 @@ func (e Event) Detail() string {
 			}
 			return s
 		}
-	case EvAssigned, EvPaused, EvResumed:
-		return strings.Join(e.Partitions(), " ")
-	case EvRevoked:
-		return strings.Join(e.Partitions(), " ") + " (" + string(e.Reason) + ")"
-	case EvTxnState:
-		return e.TransactionalID
-	case EvMarker:
-		return e.TransactionalID
-	case EvCommitFailed, EvError:
-		s := e.API.String() + ": " + string(e.Exception)
-		if why := exceptionWhy[e.Exception]; why != "" {
-			s += " (" + why + ")"
-		}
-		return s
-	case EvCrash:
-		switch e.Reason {
-		case ReasonAfterRecords:
-			return fmt.Sprintf("Crash(AfterRecords(%d))", e.Count)
-		case ReasonAtTick:
-			return fmt.Sprintf("Crash(AtTick(%d))", e.Count)
-		}
-		return "Crash(Immediately())"
-	case EvRestart:
-		s := fmt.Sprintf("incarnation %d", e.Count)
-		if e.InstanceID != "" {
-			s += ", group.instance.id=" + e.InstanceID
-		}
-		return s
-	case EvZombie, EvRebalance, EvExit:
-		return string(e.Reason)
-	case EvFence:
-		return fmt.Sprintf("%s: epoch bumped to %d, the open transaction is aborted (%s)", e.TransactionalID, e.Epoch, e.Reason)
-	case EvPollTimeout:
-		return fmt.Sprintf("no poll() for %d ticks > max.poll.interval.ms=%d", e.Ticks, e.Count)
-	case EvSlowStart:
-		return fmt.Sprintf("%d ticks", e.Ticks)
-	case EvRetry:
-		return fmt.Sprintf("no answer for %d ticks, the same batch again (seq %d)", e.Ticks, e.Sequence)
-	case EvDuplicate:
-		return fmt.Sprintf("duplicate sequence %d: acknowledged with the original offset %d, nothing written", e.Sequence, e.Offset)
-	case EvConfig:
-		switch e.Setting {
-		case SettingIsolation:
-			return string(e.Setting) + "=" + e.Isolation.String()
-		case SettingTransactionVersion:
-			return fmt.Sprintf("%s=%d", e.Setting, e.Count)
-		}
-		return string(e.Setting) + "=" + strings.Join(e.Partitions(), ",")
 	case EvAssignmentIncomplete:
 		if e.Reason == ReasonNilPlan {
 			return string(e.Reason)
 		}
 		return string(e.Reason) + ": " + strings.Join(e.Partitions(), " ")
-	case EvWorldStopped:
-		return e.Text()
 	case EvMemberEpoch:
 		switch {
 		case e.Generation == -2:
@@ -476,6 +529,72 @@ func (e Event) Detail() string {
 			return fmt.Sprintf("member epoch %d: revoke %s first", e.Generation, strings.Join(e.Partitions(), " "))
 		}
 		return fmt.Sprintf("member epoch %d -> %d", e.Count, e.Generation)
+	}
+	return ""
+}
+
+// FrozenText is the Text of an EvCrash given by Freeze: the process
+// stopped and its connection stays open.
+const FrozenText = "Freeze"
+
+// Frozen says whether an EvCrash was a Freeze (the process stopped, its
+// connection left open) rather than a Crash (its socket closed).
+func (e Event) Frozen() bool { return e.Type == EvCrash && e.Text() == FrozenText }
+
+// crashDetail is Detail of an EvCrash: the crash point.
+func (e Event) crashDetail() string {
+	call, after := "Crash", ""
+	if e.Frozen() {
+		call, after = "Freeze", ": the process stopped, its connection stays open"
+	}
+	switch e.Reason {
+	case ReasonAfterRecords:
+		return fmt.Sprintf("%s(AfterRecords(%d))%s", call, e.Count, after)
+	case ReasonAtTick:
+		return fmt.Sprintf("%s(AtTick(%d))%s", call, e.Count, after)
+	case ReasonPoisonRecord:
+		return fmt.Sprintf("the application failed on poison record %s", e.Record)
+	}
+	return call + "(Immediately())" + after
+}
+
+// writeMessage writes String's line of a message on the wire (EvSend, EvDrop).
+func (e Event) writeMessage(b *strings.Builder) {
+	kind := "request"
+	if e.Response {
+		kind = "response"
+	}
+	if e.Type == EvDrop {
+		kind += " LOST"
+	}
+	fmt.Fprintf(b, "%s -> %s %s %s", e.From, e.To, e.API, kind)
+	if e.Generation != 0 {
+		fmt.Fprintf(b, " gen=%d", e.Generation)
+	}
+	if e.Response {
+		fmt.Fprintf(b, " %s", e.Error)
+	}
+	if d := e.Detail(); d != "" {
+		b.WriteString(" " + d)
+	}
+}
+
+// stateWord is the state String names after the member: a group's,
+// a transaction's, an activity, a marker's control, an assignor.
+func (e Event) stateWord() string {
+	switch {
+	case e.GroupState != "":
+		return string(e.GroupState)
+	case e.TxnState != "":
+		return string(e.TxnState)
+	case e.Activity != "":
+		return string(e.Activity)
+	case e.Control != "":
+		return string(e.Control)
+	case e.Type == EvAssignorRun:
+		return e.Assignor
+	case e.Type == EvAppend && e.Transactional:
+		return "transactional"
 	}
 	return ""
 }
@@ -498,44 +617,16 @@ func PlanString(plan map[string][]string) string {
 func (e Event) String() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "%4d ", e.Tick)
-	switch e.Type {
-	case EvSend, EvDrop:
-		kind := "request"
-		if e.Response {
-			kind = "response"
-		}
-		if e.Type == EvDrop {
-			kind += " LOST"
-		}
-		fmt.Fprintf(&b, "%s -> %s %s %s", e.From, e.To, e.API, kind)
-		if e.Generation != 0 {
-			fmt.Fprintf(&b, " gen=%d", e.Generation)
-		}
-		if e.Response {
-			fmt.Fprintf(&b, " %s", e.Error)
-		}
-		if d := e.Detail(); d != "" {
-			b.WriteString(" " + d)
-		}
+	if e.Type == EvSend || e.Type == EvDrop {
+		e.writeMessage(&b)
 		return b.String()
 	}
 	fmt.Fprintf(&b, "%s %s", e.Type, e.Member)
 	if e.MemberID != "" {
 		fmt.Fprintf(&b, " id=%s", e.MemberID)
 	}
-	switch {
-	case e.GroupState != "":
-		fmt.Fprintf(&b, " %s", e.GroupState)
-	case e.TxnState != "":
-		fmt.Fprintf(&b, " %s", e.TxnState)
-	case e.Activity != "":
-		fmt.Fprintf(&b, " %s", e.Activity)
-	case e.Control != "":
-		fmt.Fprintf(&b, " %s", e.Control)
-	case e.Type == EvAssignorRun:
-		fmt.Fprintf(&b, " %s", e.Assignor)
-	case e.Type == EvAppend && e.Transactional:
-		b.WriteString(" transactional")
+	if s := e.stateWord(); s != "" {
+		b.WriteString(" " + s)
 	}
 	if e.Generation != 0 {
 		fmt.Fprintf(&b, " gen=%d", e.Generation)
@@ -567,4 +658,32 @@ func sortStrings(s []string) {
 			s[j], s[j-1] = s[j-1], s[j]
 		}
 	}
+}
+
+// configDetail is the Detail of an EvConfig event: the setting and its value.
+func (e Event) configDetail() string {
+	switch e.Setting {
+	case SettingIsolation:
+		return string(e.Setting) + "=" + e.Isolation.String()
+	case SettingTransactionVersion:
+		return fmt.Sprintf("%s=%d", e.Setting, e.Count)
+	}
+	return string(e.Setting) + "=" + strings.Join(e.Partitions(), ",")
+}
+
+// shareDetail is the Detail of a share-partition record event (KIP-932).
+func (e Event) shareDetail() string {
+	switch e.Type {
+	case EvShareAcquired:
+		return fmt.Sprintf("%s: ACQUIRED (delivery %d, locked until tick %d)", e.Text(), e.Count, e.Tick+e.Ticks)
+	case EvShareAcknowledged:
+		return fmt.Sprintf("%s: ACKNOWLEDGED (ACCEPT, delivery %d)", e.Text(), e.Count)
+	case EvShareReleased:
+		return fmt.Sprintf("%s: AVAILABLE (%s, delivery %d)", e.Text(), e.Reason, e.Count)
+	case EvShareArchived:
+		return fmt.Sprintf("%s: ARCHIVED (%s, delivery %d)", e.Text(), e.Reason, e.Count)
+	case EvShareStartOffset:
+		return fmt.Sprintf("%s: share-partition start offset %d -> %d", e.Text(), e.Count, e.Offset)
+	}
+	return ""
 }

@@ -228,6 +228,33 @@ func (l *Log) Append(e Event) { l.Add(&e) }
 func (l *Log) Add(e *Event) {
 	var m uint64
 	f := l.fieldBuf[:0]
+	f, m = l.encodeWho(f, m, e)
+	f, m = l.encodeRecord(f, m, e)
+	f, m = l.encodeState(f, m, e)
+	payload := e.payload
+	if payload == nil && e.stored != nil {
+		payload = e.load() // an event read from another log
+	}
+	if payload != nil {
+		m |= fPayload
+	}
+	tick := max(e.Tick, l.tick)
+	b := l.free()
+	b = append(b, byte(e.Type))
+	b = binary.AppendUvarint(b, uint64(tick-l.tick))
+	b = binary.AppendUvarint(b, m)
+	b = append(b, f...)
+	l.fieldBuf = f
+	if payload != nil {
+		b = l.encodePayload(b, payload, e.parts)
+	}
+	l.place(b)
+	l.tick = tick
+}
+
+// encodeWho writes the fields that say who and which request: member,
+// generation, API and message, flagging each in m.
+func (l *Log) encodeWho(f []byte, m uint64, e *Event) ([]byte, uint64) {
 	if e.Member != "" {
 		m |= fMember
 		f = l.str(f, &l.fields[hMember], e.Member)
@@ -267,6 +294,12 @@ func (l *Log) Add(e *Event) {
 		m |= fError
 		f = binary.AppendVarint(f, int64(e.Error))
 	}
+	return f, m
+}
+
+// encodeRecord writes a record's fields: partition, offset, producer and
+// transaction.
+func (l *Log) encodeRecord(f []byte, m uint64, e *Event) ([]byte, uint64) {
 	if e.Partition != "" {
 		m |= fPartition
 		f = l.str(f, &l.fields[hPartition], e.Partition)
@@ -302,6 +335,11 @@ func (l *Log) Add(e *Event) {
 		m |= fControl
 		f = l.str(f, &l.fields[hControl], string(e.Control))
 	}
+	return f, m
+}
+
+// encodeState writes the states, reasons and settings.
+func (l *Log) encodeState(f []byte, m uint64, e *Event) ([]byte, uint64) {
 	if e.GroupState != "" {
 		m |= fGroupState
 		f = l.str(f, &l.fields[hGroupState], string(e.GroupState))
@@ -353,25 +391,7 @@ func (l *Log) Add(e *Event) {
 		m |= fIsolation
 		f = binary.AppendVarint(f, int64(e.Isolation))
 	}
-	payload := e.payload
-	if payload == nil && e.stored != nil {
-		payload = e.load() // an event read from another log
-	}
-	if payload != nil {
-		m |= fPayload
-	}
-	tick := max(e.Tick, l.tick)
-	b := l.free()
-	b = append(b, byte(e.Type))
-	b = binary.AppendUvarint(b, uint64(tick-l.tick))
-	b = binary.AppendUvarint(b, m)
-	b = append(b, f...)
-	l.fieldBuf = f
-	if payload != nil {
-		b = l.encodePayload(b, payload, e.parts)
-	}
-	l.place(b)
-	l.tick = tick
+	return f, m
 }
 
 // free returns the free end of the last chunk: an empty slice whose
@@ -601,6 +621,19 @@ func (r *reader) next() Event {
 	r.tick += int(r.uvarint())
 	e.Tick = r.tick
 	m := r.uvarint()
+	r.decodeWho(&e, m)
+	r.decodeRecord(&e, m)
+	r.decodeState(&e, m)
+	if m&fPayload != 0 {
+		e.stored = r.l
+		e.at = storedAt{uint32(r.chunk), uint32(r.off)}
+		r.skipPayload()
+	}
+	return e
+}
+
+// decodeWho reads what encodeWho wrote.
+func (r *reader) decodeWho(e *Event, m uint64) {
 	if m&fMember != 0 {
 		e.Member = r.str()
 	}
@@ -629,6 +662,10 @@ func (r *reader) next() Event {
 	if m&fError != 0 {
 		e.Error = kafka.ErrorCode(r.varint())
 	}
+}
+
+// decodeRecord reads what encodeRecord wrote.
+func (r *reader) decodeRecord(e *Event, m uint64) {
 	if m&fPartition != 0 {
 		e.Partition = r.str()
 	}
@@ -654,6 +691,10 @@ func (r *reader) next() Event {
 	if m&fControl != 0 {
 		e.Control = kafka.ControlType(r.str())
 	}
+}
+
+// decodeState reads what encodeState wrote.
+func (r *reader) decodeState(e *Event, m uint64) {
 	if m&fGroupState != 0 {
 		e.GroupState = kafka.GroupState(r.str())
 	}
@@ -691,12 +732,6 @@ func (r *reader) next() Event {
 	if m&fIsolation != 0 {
 		e.Isolation = kafka.IsolationLevel(r.varint())
 	}
-	if m&fPayload != 0 {
-		e.stored = r.l
-		e.at = storedAt{uint32(r.chunk), uint32(r.off)}
-		r.skipPayload()
-	}
-	return e
 }
 
 // skipPayload moves past a payload.

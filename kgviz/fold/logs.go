@@ -79,7 +79,16 @@ func IsInternal(name string) bool { return strings.HasPrefix(name, "__") }
 // given isolation level: read_uncommitted reads to the high watermark,
 // read_committed to the last stable offset and skips aborted records.
 func (f *Fold) Log(name string, isolation kafka.IsolationLevel) TopicLog {
-	lg := TopicLog{Name: name, Isolation: isolation}
+	lg := TopicLog{Name: name, Isolation: isolation, Cells: f.cells(name)}
+	lg.offsets()
+	lg.countCopies()
+	return lg
+}
+
+// cells replays the appends and markers of one log, in offset order, each
+// transactional record decided by its producer's next marker.
+func (f *Fold) cells(name string) []Cell {
+	var cells []Cell
 	for _, e := range f.src.Events() {
 		if e.Partition != name {
 			continue
@@ -90,23 +99,33 @@ func (f *Fold) Log(name string, isolation kafka.IsolationLevel) TopicLog {
 			if c.Txn {
 				c.State = CellOpen
 			}
-			lg.Cells = append(lg.Cells, c)
+			cells = append(cells, c)
 		case event.EvMarker:
-			lg.Cells = append(lg.Cells, Cell{Offset: e.Offset, Record: string(e.Control), PID: e.PID, Epoch: e.Epoch, Marker: e.Control, State: CellMarker, Tick: e.Tick})
-			// The marker decides every open record of its producer before it.
-			for i := range lg.Cells {
-				c := &lg.Cells[i]
-				if c.Txn && c.State == CellOpen && c.PID == e.PID && c.Offset < e.Offset {
-					if e.Control == kafka.ControlAbort {
-						c.State = CellAborted
-					} else {
-						c.State = CellCommitted
-					}
-				}
+			cells = append(cells, Cell{Offset: e.Offset, Record: string(e.Control), PID: e.PID, Epoch: e.Epoch, Marker: e.Control, State: CellMarker, Tick: e.Tick})
+			decide(cells, e)
+		}
+	}
+	sort.SliceStable(cells, func(i, j int) bool { return cells[i].Offset < cells[j].Offset })
+	return cells
+}
+
+// decide: the marker decides every open record of its producer before it.
+func decide(cells []Cell, marker event.Event) {
+	for i := range cells {
+		c := &cells[i]
+		if c.Txn && c.State == CellOpen && c.PID == marker.PID && c.Offset < marker.Offset {
+			if marker.Control == kafka.ControlAbort {
+				c.State = CellAborted
+			} else {
+				c.State = CellCommitted
 			}
 		}
 	}
-	sort.SliceStable(lg.Cells, func(i, j int) bool { return lg.Cells[i].Offset < lg.Cells[j].Offset })
+}
+
+// offsets sets the high watermark, the last stable offset (the first open
+// record) and where the reader at the log's isolation level stops.
+func (lg *TopicLog) offsets() {
 	for _, c := range lg.Cells {
 		if c.Offset+1 > lg.HW {
 			lg.HW = c.Offset + 1
@@ -119,9 +138,14 @@ func (f *Fold) Log(name string, isolation kafka.IsolationLevel) TopicLog {
 		}
 	}
 	lg.Reader = lg.HW
-	if isolation == kafka.ReadCommitted {
+	if lg.Isolation == kafka.ReadCommitted {
 		lg.Reader = lg.LSO
 	}
+}
+
+// countCopies numbers the copies of each record and marks the ones the
+// reader sees twice.
+func (lg *TopicLog) countCopies() {
 	count := map[string]int{}
 	for i := range lg.Cells {
 		c := &lg.Cells[i]
@@ -138,7 +162,7 @@ func (f *Fold) Log(name string, isolation kafka.IsolationLevel) TopicLog {
 			continue
 		}
 		c.Copies = count[c.Record]
-		c.Seen = c.Offset < lg.Reader && (isolation != kafka.ReadCommitted || c.State != CellAborted)
+		c.Seen = c.Offset < lg.Reader && (lg.Isolation != kafka.ReadCommitted || c.State != CellAborted)
 		if c.Seen {
 			seen[c.Record]++
 			if seen[c.Record] > 1 {
@@ -147,7 +171,6 @@ func (f *Fold) Log(name string, isolation kafka.IsolationLevel) TopicLog {
 			}
 		}
 	}
-	return lg
 }
 
 // Invoices returns what the audit reader of invoices-0 sees at the world's

@@ -1,6 +1,7 @@
 package fold
 
 import (
+	"slices"
 	"sort"
 
 	"github.com/kgviz/kgviz/kgviz/event"
@@ -204,5 +205,119 @@ func repeated(list []string) []string {
 		}
 	}
 	sort.Strings(out)
+	return out
+}
+
+// Events returns every event, in order, as a slice.
+func (f *Fold) Events() []event.Event {
+	out := []event.Event{}
+	for _, e := range f.src.Events() {
+		out = append(out, e)
+	}
+	return out
+}
+
+// Count returns how many events keep accepts.
+func (f *Fold) Count(keep func(event.Event) bool) int {
+	n := 0
+	for _, e := range f.src.Events() {
+		if keep(e) {
+			n++
+		}
+	}
+	return n
+}
+
+// FirstOf returns the first event of one of the types of member (every
+// member for ""), and false if there is none.
+func (f *Fold) FirstOf(member string, types ...event.Type) (event.Event, bool) {
+	for _, e := range f.src.Events() {
+		if (member == "" || e.Member == member) && slices.Contains(types, e.Type) {
+			return e, true
+		}
+	}
+	return event.Event{}, false
+}
+
+// LastOf returns the last event of one of the types of member (every member
+// for ""), and false if there is none.
+func (f *Fold) LastOf(member string, types ...event.Type) (event.Event, bool) {
+	var last event.Event
+	found := false
+	for _, e := range f.src.Events() {
+		if (member == "" || e.Member == member) && slices.Contains(types, e.Type) {
+			last, found = e, true
+		}
+	}
+	return last, found
+}
+
+// FetchedAt lists the records member's poll returned at tick (EvFetched), in order.
+func (f *Fold) FetchedAt(member string, tick int) []string {
+	var out []string
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvFetched && e.Member == member && e.Tick == tick {
+			out = append(out, e.Record)
+		}
+	}
+	return out
+}
+
+// TxnEndingFrom returns the states, in order, of the first transaction of
+// transactionalID that completes (CompleteCommit or CompleteAbort) at or
+// after tick, its completion included; nil if none does. A transaction
+// starts after Empty or the previous completion.
+func (f *Fold) TxnEndingFrom(transactionalID string, tick int) []kafka.TxnState {
+	var cur []kafka.TxnState
+	for _, e := range f.src.Events() {
+		if e.Type != event.EvTxnState || e.TransactionalID != transactionalID {
+			continue
+		}
+		switch e.TxnState {
+		case kafka.TxnEmpty:
+			cur = nil
+		case kafka.TxnCompleteCommit, kafka.TxnCompleteAbort:
+			if e.Tick >= tick && len(cur) > 0 {
+				return append(cur, e.TxnState)
+			}
+			cur = nil
+		default:
+			cur = append(cur, e.TxnState)
+		}
+	}
+	return nil
+}
+
+// TxnAround returns, for the transaction of transactionalID open at tick
+// at, the tick it began (its first Ongoing; -1 if none was open) and the
+// first tick after at that the coordinator began to abort a transaction of
+// that id (PrepareAbort; -1 if it never did).
+func (f *Fold) TxnAround(transactionalID string, at int) (begin, abort int) {
+	begin, abort = -1, -1
+	for _, e := range f.src.Events() {
+		if e.Type != event.EvTxnState || e.TransactionalID != transactionalID {
+			continue
+		}
+		switch {
+		case e.Tick <= at && e.TxnState == kafka.TxnOngoing && begin < 0:
+			begin = e.Tick
+		case e.Tick <= at && e.TxnState != kafka.TxnOngoing:
+			begin = -1
+		case e.Tick > at && e.TxnState == kafka.TxnPrepareAbort && abort < 0:
+			abort = e.Tick
+		}
+	}
+	return begin, abort
+}
+
+// InstanceIDs maps every member id the coordinator added to the group
+// (EvMemberAdded) to its group.instance.id ("" for a dynamic member).
+func (f *Fold) InstanceIDs() map[string]string {
+	out := map[string]string{}
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvMemberAdded && e.MemberID != "" {
+			out[e.MemberID] = e.InstanceID
+		}
+	}
 	return out
 }

@@ -9,6 +9,7 @@ type ErrorCode int16
 // The error codes the simulation can answer with, with Kafka's numbers.
 const (
 	NONE                         ErrorCode = 0
+	UNKNOWN_TOPIC_OR_PARTITION   ErrorCode = 3
 	COORDINATOR_NOT_AVAILABLE    ErrorCode = 15
 	ILLEGAL_GENERATION           ErrorCode = 22
 	INCONSISTENT_GROUP_PROTOCOL  ErrorCode = 23
@@ -29,10 +30,15 @@ const (
 	UNRELEASED_INSTANCE_ID ErrorCode = 111
 	UNSUPPORTED_ASSIGNOR   ErrorCode = 112
 	STALE_MEMBER_EPOCH     ErrorCode = 113
+	// The share group protocol's (KIP-932): an acknowledgement of a record
+	// the member does not hold (SharePartition: "Member is not the owner of
+	// offset", or the record is no longer ACQUIRED).
+	INVALID_RECORD_STATE ErrorCode = 121
 )
 
 var errorNames = map[ErrorCode]string{
 	NONE:                         "NONE",
+	UNKNOWN_TOPIC_OR_PARTITION:   "UNKNOWN_TOPIC_OR_PARTITION",
 	COORDINATOR_NOT_AVAILABLE:    "COORDINATOR_NOT_AVAILABLE",
 	ILLEGAL_GENERATION:           "ILLEGAL_GENERATION",
 	INCONSISTENT_GROUP_PROTOCOL:  "INCONSISTENT_GROUP_PROTOCOL",
@@ -52,6 +58,7 @@ var errorNames = map[ErrorCode]string{
 	UNRELEASED_INSTANCE_ID:       "UNRELEASED_INSTANCE_ID",
 	UNSUPPORTED_ASSIGNOR:         "UNSUPPORTED_ASSIGNOR",
 	STALE_MEMBER_EPOCH:           "STALE_MEMBER_EPOCH",
+	INVALID_RECORD_STATE:         "INVALID_RECORD_STATE",
 }
 
 // Error codes the simulation never answers with, named for real-broker
@@ -97,8 +104,8 @@ func (e ErrorCode) String() string {
 
 // ErrorCodes lists every error code the simulation can emit, in numeric order.
 func ErrorCodes() []ErrorCode {
-	return []ErrorCode{NONE, COORDINATOR_NOT_AVAILABLE, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL,
+	return []ErrorCode{NONE, UNKNOWN_TOPIC_OR_PARTITION, COORDINATOR_NOT_AVAILABLE, ILLEGAL_GENERATION, INCONSISTENT_GROUP_PROTOCOL,
 		UNKNOWN_MEMBER_ID, REBALANCE_IN_PROGRESS, INVALID_REQUEST, OUT_OF_ORDER_SEQUENCE_NUMBER, INVALID_PRODUCER_EPOCH,
 		INVALID_TXN_STATE, INVALID_PRODUCER_ID_MAPPING, CONCURRENT_TRANSACTIONS, GROUP_ID_NOT_FOUND, FENCED_INSTANCE_ID, UNSTABLE_OFFSET_COMMIT, PRODUCER_FENCED,
-		FENCED_MEMBER_EPOCH, UNRELEASED_INSTANCE_ID, UNSUPPORTED_ASSIGNOR, STALE_MEMBER_EPOCH}
+		FENCED_MEMBER_EPOCH, UNRELEASED_INSTANCE_ID, UNSUPPORTED_ASSIGNOR, STALE_MEMBER_EPOCH, INVALID_RECORD_STATE}
 }

@@ -40,6 +40,11 @@ const (
 	WriteTxnMarkers        APIKey = 27
 	TxnOffsetCommit        APIKey = 28
 	ConsumerGroupHeartbeat APIKey = 68
+	// The share group protocol's (KIP-932): ShareGroupHeartbeat to the group
+	// coordinator, ShareFetch and ShareAcknowledge to the partition leader.
+	ShareGroupHeartbeat APIKey = 76
+	ShareFetch          APIKey = 78
+	ShareAcknowledge    APIKey = 79
 	// ListOffsets is not simulated (a partition without a committed offset
 	// starts at 0); it has a name for real-broker recordings (realkafka).
 	ListOffsets APIKey = 2
@@ -51,6 +56,7 @@ var apiNames = map[APIKey]string{
 	SyncGroup: "SyncGroup", InitProducerID: "InitProducerId", AddPartitionsToTxn: "AddPartitionsToTxn",
 	AddOffsetsToTxn: "AddOffsetsToTxn", EndTxn: "EndTxn", WriteTxnMarkers: "WriteTxnMarkers",
 	TxnOffsetCommit: "TxnOffsetCommit", ConsumerGroupHeartbeat: "ConsumerGroupHeartbeat",
+	ShareGroupHeartbeat: "ShareGroupHeartbeat", ShareFetch: "ShareFetch", ShareAcknowledge: "ShareAcknowledge",
 }
 
 // APIKeys lists every API key of the simulation in numeric order.
@@ -90,9 +96,9 @@ func ParseAPIKey(name string) (APIKey, bool) {
 
 // API families, as the charts filter them.
 const (
-	FamilyGroup        = "group"        // FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, ConsumerGroupHeartbeat
-	FamilyOffsets      = "offsets"      // OffsetCommit, OffsetFetch
-	FamilyFetch        = "fetch"        // Fetch
+	FamilyGroup        = "group"        // FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, ConsumerGroupHeartbeat, ShareGroupHeartbeat
+	FamilyOffsets      = "offsets"      // OffsetCommit, OffsetFetch, ShareAcknowledge
+	FamilyFetch        = "fetch"        // Fetch, ShareFetch
 	FamilyProduce      = "produce"      // Produce
 	FamilyTransactions = "transactions" // InitProducerId, AddPartitionsToTxn, AddOffsetsToTxn, EndTxn, WriteTxnMarkers, TxnOffsetCommit
 )
@@ -100,11 +106,11 @@ const (
 // Family returns the API's family (FamilyGroup, ...).
 func (k APIKey) Family() string {
 	switch k {
-	case FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, ConsumerGroupHeartbeat:
+	case FindCoordinator, JoinGroup, SyncGroup, Heartbeat, LeaveGroup, ConsumerGroupHeartbeat, ShareGroupHeartbeat:
 		return FamilyGroup
-	case OffsetCommit, OffsetFetch, ListOffsets:
+	case OffsetCommit, OffsetFetch, ListOffsets, ShareAcknowledge:
 		return FamilyOffsets
-	case Fetch:
+	case Fetch, ShareFetch:
 		return FamilyFetch
 	case Produce:
 		return FamilyProduce

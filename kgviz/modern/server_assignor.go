@@ -661,36 +661,8 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 			return fail("member %q: %v", m.MemberID, err)
 		}
 		g.subs[i] = sub
-		for k, tp := range m.Assignment {
-			for _, prev := range m.Assignment[:k] {
-				if prev.TopicID == tp.TopicID {
-					return fail("member %q: topic %s appears twice in its assignment", m.MemberID, tp.TopicID)
-				}
-			}
-			n := numPartitions(tp.TopicID)
-			own := owner[tp.TopicID]
-			if own == nil {
-				// Owners as member index + 1; a deleted topic (n = -1) grows as needed.
-				own = sc.ownerArray(tp.TopicID, max(n, 0))
-				owner[tp.TopicID] = own
-			}
-			for _, p := range tp.Partitions {
-				if p < 0 || n >= 0 && p >= n {
-					name, _ := img.TopicName(tp.TopicID)
-					return fail("member %q is assigned partition %d of topic %q (%s), which has %d partitions", m.MemberID, p, name, tp.TopicID, n)
-				}
-				if p >= len(own) {
-					own = append(own, make([]int32, p+1-len(own))...)
-					owner[tp.TopicID] = own
-				}
-				if other := own[p]; other != 0 {
-					if int(other-1) == i {
-						return fail("member %q is assigned partition %d of topic %s twice", m.MemberID, p, tp.TopicID)
-					}
-					return fail("partition %d of topic %s is assigned to both %q and %q", p, tp.TopicID, gs.Members[other-1].MemberID, m.MemberID)
-				}
-				own[p] = int32(i + 1)
-			}
+		if err := markOwners(gs.Members, i, img, sc, owner, numPartitions); err != nil {
+			return fail("%s", err)
 		}
 		current[i] = jAssignment{record: m.Assignment}
 		g.current[i] = &current[i]
@@ -715,6 +687,46 @@ func prepareSpec(assignor string, gs *GroupSpec, img *TopicsImage) (*spec, error
 		}
 	}
 	return g, nil
+}
+
+// markOwners checks member i's current assignment against the topics and
+// the members before it (a topic twice, a partition out of range, a
+// partition owned twice) and marks its partitions in owner, as member
+// index + 1.
+func markOwners(members []MemberSpec, i int, img *TopicsImage, sc *scratch, owner map[TopicID][]int32, numPartitions func(TopicID) int) error {
+	m := &members[i]
+	for k, tp := range m.Assignment {
+		for _, prev := range m.Assignment[:k] {
+			if prev.TopicID == tp.TopicID {
+				return fmt.Errorf("member %q: topic %s appears twice in its assignment", m.MemberID, tp.TopicID)
+			}
+		}
+		n := numPartitions(tp.TopicID)
+		own := owner[tp.TopicID]
+		if own == nil {
+			// Owners as member index + 1; a deleted topic (n = -1) grows as needed.
+			own = sc.ownerArray(tp.TopicID, max(n, 0))
+			owner[tp.TopicID] = own
+		}
+		for _, p := range tp.Partitions {
+			if p < 0 || n >= 0 && p >= n {
+				name, _ := img.TopicName(tp.TopicID)
+				return fmt.Errorf("member %q is assigned partition %d of topic %q (%s), which has %d partitions", m.MemberID, p, name, tp.TopicID, n)
+			}
+			if p >= len(own) {
+				own = append(own, make([]int32, p+1-len(own))...)
+				owner[tp.TopicID] = own
+			}
+			if other := own[p]; other != 0 {
+				if int(other-1) == i {
+					return fmt.Errorf("member %q is assigned partition %d of topic %s twice", m.MemberID, p, tp.TopicID)
+				}
+				return fmt.Errorf("partition %d of topic %s is assigned to both %q and %q", p, tp.TopicID, members[other-1].MemberID, m.MemberID)
+			}
+			own[p] = int32(i + 1)
+		}
+	}
+	return nil
 }
 
 func sameNames(a, b map[string]bool) bool {

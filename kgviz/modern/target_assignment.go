@@ -163,17 +163,9 @@ func BuildTargetAssignmentInto(assignor ServerAssignor, in TargetAssignmentInput
 		}
 	}
 	// updatedMembers: a HashMap too, iterated in its own order.
-	updated := javautil.NewHashMap[string]()
-	latest := make(map[string]*GroupMember, len(in.Updates))
-	for _, u := range in.Updates {
-		if u.MemberID == "" || !utf8.ValidString(u.MemberID) {
-			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: update of member id %q: want a non-empty UTF-8 id", u.MemberID)
-		}
-		if u.Member != nil && u.Member.MemberID != u.MemberID {
-			return nil, fmt.Errorf("kgviz: BuildTargetAssignment: update of %q carries member %q", u.MemberID, u.Member.MemberID)
-		}
-		updated.Put(u.MemberID, javautil.StringHash(u.MemberID))
-		latest[u.MemberID] = u.Member
+	updated, latest, err := collectUpdates(in.Updates)
+	if err != nil {
+		return nil, err
 	}
 	for _, id := range updated.Order(nil) {
 		m := latest[id]
@@ -210,49 +202,13 @@ func BuildTargetAssignmentInto(assignor ServerAssignor, in TargetAssignmentInput
 	}
 	gs.SubscriptionType = subscriptionType(len(order), func(i int) []string { return gs.Members[i].SubscribedTopicNames })
 	// isPartitionAssigned: the group's inverted target assignment.
-	gs.assigned = map[TopicID][]bool{}
-	numPartitions := partitionCounter(in.Topics)
-	for _, a := range in.TargetAssignment {
-		for _, tp := range a {
-			n := numPartitions(tp.TopicID)
-			if n < 0 {
-				continue // a deleted topic: nobody asks
-			}
-			s := gs.assigned[tp.TopicID]
-			if s == nil {
-				s = make([]bool, n)
-				gs.assigned[tp.TopicID] = s
-			}
-			for _, p := range tp.Partitions {
-				if p >= 0 && p < n {
-					s[p] = true
-				}
-			}
-		}
-	}
+	gs.assigned = invertTargets(in.TargetAssignment, in.Topics)
 
 	// The new assignments by member index; nil for a member that kept its
 	// current assignment (a sparseAssignor says which).
-	var fresh []Assignment
-	var sparse *sparseAssignment
-	unverified := false
-	if sa, ok := assignor.(sparseAssignor); ok {
-		var err error
-		if sparse, err = sa.assignSparse(gs, in.Topics); err != nil {
-			return nil, err
-		}
-		fresh, unverified = sparse.members, sparse.orderUnverified
-	} else {
-		ga, err := assignor.Assign(gs, in.Topics)
-		if err != nil {
-			return nil, err
-		}
-		fresh, unverified = make([]Assignment, len(order)), ga.OrderUnverified
-		for i, id := range order {
-			if fresh[i] = ga.Members[id]; fresh[i] == nil {
-				fresh[i] = Assignment{}
-			}
-		}
+	fresh, sparse, unverified, err := assignFresh(assignor, gs, in.Topics, order)
+	if err != nil {
+		return nil, err
 	}
 	if members == nil {
 		members = make(map[string]Assignment, len(order))
@@ -281,6 +237,75 @@ func BuildTargetAssignmentInto(assignor ServerAssignor, in TargetAssignmentInput
 		res.Members[id] = a
 	}
 	return res, nil
+}
+
+// collectUpdates checks the updates and keeps each member's latest
+// (nil: removed), its ids in a HashMap (updatedMembers, iterated in its own
+// order).
+func collectUpdates(updates []MemberUpdate) (*javautil.HashMap[string], map[string]*GroupMember, error) {
+	updated := javautil.NewHashMap[string]()
+	latest := make(map[string]*GroupMember, len(updates))
+	for _, u := range updates {
+		if u.MemberID == "" || !utf8.ValidString(u.MemberID) {
+			return nil, nil, fmt.Errorf("kgviz: BuildTargetAssignment: update of member id %q: want a non-empty UTF-8 id", u.MemberID)
+		}
+		if u.Member != nil && u.Member.MemberID != u.MemberID {
+			return nil, nil, fmt.Errorf("kgviz: BuildTargetAssignment: update of %q carries member %q", u.MemberID, u.Member.MemberID)
+		}
+		updated.Put(u.MemberID, javautil.StringHash(u.MemberID))
+		latest[u.MemberID] = u.Member
+	}
+	return updated, latest, nil
+}
+
+// invertTargets is isPartitionAssigned: the group's target assignment
+// inverted, by topic and partition (deleted topics left out).
+func invertTargets(targets map[string]Assignment, img *TopicsImage) map[TopicID][]bool {
+	assigned := map[TopicID][]bool{}
+	numPartitions := partitionCounter(img)
+	for _, a := range targets {
+		for _, tp := range a {
+			n := numPartitions(tp.TopicID)
+			if n < 0 {
+				continue // a deleted topic: nobody asks
+			}
+			s := assigned[tp.TopicID]
+			if s == nil {
+				s = make([]bool, n)
+				assigned[tp.TopicID] = s
+			}
+			for _, p := range tp.Partitions {
+				if p >= 0 && p < n {
+					s[p] = true
+				}
+			}
+		}
+	}
+	return assigned
+}
+
+// assignFresh runs the assignor: the new assignments by member index in
+// order, nil for a member that kept its current assignment (a
+// sparseAssignor says which).
+func assignFresh(assignor ServerAssignor, gs *GroupSpec, img *TopicsImage, order []string) (fresh []Assignment, sparse *sparseAssignment, unverified bool, err error) {
+	if sa, ok := assignor.(sparseAssignor); ok {
+		if sparse, err = sa.assignSparse(gs, img); err != nil {
+			return nil, nil, false, err
+		}
+		fresh, unverified = sparse.members, sparse.orderUnverified
+	} else {
+		ga, err := assignor.Assign(gs, img)
+		if err != nil {
+			return nil, nil, false, err
+		}
+		fresh, unverified = make([]Assignment, len(order)), ga.OrderUnverified
+		for i, id := range order {
+			if fresh[i] = ga.Members[id]; fresh[i] == nil {
+				fresh[i] = Assignment{}
+			}
+		}
+	}
+	return fresh, sparse, unverified, nil
 }
 
 // targetEntry is a member's spec while BuildTargetAssignment builds them.

@@ -44,6 +44,7 @@ func views() []*charts.Chart {
 		charts.PauseMeterWith([]charts.Option{charts.ID("pausemeter")}, charts.Named("range", rng), charts.Named("cooperative-sticky", coop)),
 		charts.OutcomesWith([]charts.Option{charts.ID("outcomes")}, charts.Named("commit after", ca), charts.Named("transactions", worlds.All["fencing"]()), charts.Named("read_committed LSO", worlds.All["lso"]())),
 		charts.Assignments(rng, charts.ID("assignments")),
+		charts.SharePartition(worlds.All["share"](), charts.ID("sharepartition")),
 	}
 }
 
@@ -175,11 +176,15 @@ func run(dir string) error {
 		r := charts.NewReport("world " + name)
 		var live, static []string
 		id := func(view string) charts.Option { return charts.ID("w-" + name + "-" + view) }
-		for _, c := range []*charts.Chart{
+		views := []*charts.Chart{
 			charts.Timeline(w, id("timeline")), charts.Sequence(w, id("sequence")), charts.Heatmap(w, id("heatmap")),
 			charts.TopicLog(w, id("topiclog")), charts.PauseMeterWith([]charts.Option{id("pausemeter")}, charts.Named(name, w)),
 			charts.OutcomesWith([]charts.Option{id("outcomes")}, charts.Named(name, w)), charts.Assignments(w, id("assignments")),
-		} {
+		}
+		if name == "share" { // the share group's in-flight window (KIP-932)
+			views = append(views, charts.SharePartition(w, id("sharepartition")))
+		}
+		for _, c := range views {
 			id := c.ID()
 			r.Add(c)
 			if c.Kind() == "assignments" {

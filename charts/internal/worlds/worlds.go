@@ -66,6 +66,21 @@ func Switch() *kgviz.World {
 	return w.SetIsolation(kgviz.ReadCommitted).RunFor(6)
 }
 
+// Share is a share group (KIP-932): four members on the two partitions of
+// topic jobs, S2 crashes holding records (its connection closes: they come
+// back at once), S3 freezes holding records (its connection stays open:
+// they come back after the acquisition lock), and j1.2 is a poison record
+// its explicit consumers release until the delivery count limit archives it.
+func Share() *kgviz.World {
+	w := kgviz.NewWorld(kgviz.WithOnlyTopics(), kgviz.WithTopic("jobs", 2, "j"), kgviz.WithPoisonRecords("j1", 2))
+	for _, m := range []string{"S1", "S2", "S3", "S4"} {
+		w.AddMember(m, kgviz.ShareGroup("workers"), kgviz.WithAcknowledgement(kgviz.Explicit))
+	}
+	// S2 crashes (its connection closes: records released at once, ■), S3
+	// freezes (its connection stays open: records back at the lock, ◷).
+	return w.RunFor(4).Crash("S2", kgviz.AfterRecords(1)).Freeze("S3", kgviz.AfterRecords(1)).RunFor(32)
+}
+
 // Empty is a world that never ran.
 func Empty() *kgviz.World { return kgviz.NewWorld() }
 
@@ -77,6 +92,7 @@ var All = func() map[string]func() *kgviz.World {
 		"incomplete": Incomplete,
 		"switch":     Switch,
 		"empty":      Empty,
+		"share":      Share,
 	}
 	for _, d := range scenarios.Demos() {
 		m[d.Name] = demo(d.Name)

@@ -109,6 +109,12 @@ public final class Broker implements AutoCloseable {
         p.put("group.consumer.min.heartbeat.interval.ms", "50");
         p.put("group.consumer.heartbeat.interval.ms", String.valueOf(tickMs));
         p.put("group.consumer.assignors", "uniform,range");
+        // share groups (KIP-932): the lower bounds of the group configs ShareRun sets in ticks
+        // (ShareGroupConfig group.share.min.record.lock.duration.ms 15000, GroupCoordinatorConfig
+        // group.share.min.session.timeout.ms 45000 and min.heartbeat.interval.ms 5000 by default)
+        p.put("group.share.min.record.lock.duration.ms", "1000"); // its own lower bound (ShareGroupConfig)
+        p.put("group.share.min.session.timeout.ms", "100");
+        p.put("group.share.min.heartbeat.interval.ms", "50");
         p.put("log.segment.bytes", String.valueOf(64 * 1024 * 1024));
         p.put("log.cleaner.enable", "false");
         p.put("socket.request.max.bytes", String.valueOf(16 * 1024 * 1024));
