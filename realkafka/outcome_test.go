@@ -311,6 +311,8 @@ func TestVariantsProduce(t *testing.T) {
 	assert.Empty(t, variantProduces(vs, keyProcessedTwice, "p2.3 p2.4", "p2.1 p2.2 p2.3"), "another count")
 	assert.Empty(t, variantProduces(vs, keyProcessedTwice, "p2.0 p2.1", "p2.1 p2.2"), "kgviz's value is no variant's")
 	assert.Empty(t, variantProduces(vs, keyDupRC, "2", "2"), "not a variant outcome")
+	none := []Variant{{Name: "scripted", Outcomes: Outcomes{keyProcessedTwice: {Key: keyProcessedTwice, Value: "none"}}}, {Name: "one more", Outcomes: Outcomes{keyProcessedTwice: {Key: keyProcessedTwice, Value: "p2.3"}}}}
+	assert.Empty(t, variantProduces(none, keyProcessedTwice, "none", "p2.3"), "one record is not none")
 	_, err = SimVariantOutcomes("demo04-commit-after", maxJoinDelay+1, kgviz.FetchDrain, 0)
 	assert.ErrorContains(t, err, "join delay 7")
 }

@@ -119,7 +119,7 @@ var variantKeys = map[string]bool{keyProcessedTwice: true}
 // scenario as scripted (sim) is itself one of the variants' values and live
 // holds as many records as sim. "" when none.
 func variantProduces(vs []Variant, k, simV, live string) string {
-	if !variantKeys[k] || len(strings.Fields(simV)) != len(strings.Fields(live)) {
+	if !variantKeys[k] || recordCount(simV) != recordCount(live) {
 		return ""
 	}
 	simIn, name := false, ""
@@ -139,4 +139,12 @@ func variantProduces(vs []Variant, k, simV, live string) string {
 		return ""
 	}
 	return name
+}
+
+// recordCount is how many records a listString value names ("none" is 0).
+func recordCount(v string) int {
+	if v == "none" {
+		return 0
+	}
+	return len(strings.Fields(v))
 }
