@@ -97,3 +97,33 @@ func TestBadWorldOptions(t *testing.T) {
 	require.NoError(t, w.Err())
 	assert.Equal(t, []string{"o0", "o1", "o2", "p0", "p1", "p2", "r0", "r1"}, w.Partitions())
 }
+
+// TestFetchOrder: with kgviz.FetchDrain a member's polls drain one partition
+// before the next, and a batch runs across a partition's end (the Java
+// consumer's FetchCollector); with the default they take turns. A bad order is
+// refused by name, and only for the world.
+func TestFetchOrder(t *testing.T) {
+	firstRecords := func(o kgviz.FetchOrder) []string {
+		w := kgviz.NewWorld(kgviz.WithOnlyTopics(), kgviz.WithTopic("orders", 2, "o"), kgviz.WithRecords(4), kgviz.WithFetchOrder(o))
+		require.NoError(t, w.Err())
+		w.AddMember("C1").RunUntil(kgviz.Quiet())
+		require.NoError(t, w.Err())
+		var got []string
+		for _, e := range w.Events() {
+			if e.Type == kgviz.EvFetched && e.Member == "C1" {
+				got = append(got, e.Record)
+			}
+		}
+		return got
+	}
+	assert.Equal(t, []string{"o0.0", "o0.1", "o0.2", "o1.0", "o1.1", "o1.2", "o0.3", "o1.3"}, firstRecords(kgviz.FetchRoundRobin))
+	assert.Equal(t, []string{"o0.0", "o0.1", "o0.2", "o0.3", "o1.0", "o1.1", "o1.2", "o1.3"}, firstRecords(kgviz.FetchDrain))
+
+	w := kgviz.NewWorld(kgviz.WithFetchOrder(kgviz.FetchOrder(5)))
+	require.Error(t, w.Err())
+	assert.Contains(t, w.Err().Error(), "WithFetchOrder(5): unknown fetch order")
+	w = kgviz.NewWorld().AddMember("C1", kgviz.WithFetchOrder(kgviz.FetchDrain))
+	require.Error(t, w.Err())
+	assert.Contains(t, w.Err().Error(), "WithFetchOrder")
+	assert.Equal(t, "FetchDrain", kgviz.FetchDrain.String())
+}

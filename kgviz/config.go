@@ -103,7 +103,8 @@ type config struct {
 	deadLetterTopic     string           // WithDeadLetterTopic; "" = none
 	failing             map[string][]int // WithFailingRecords: offsets by partition short name
 	recordsPerPartition int
-	runLimit            int // the most ticks one RunUntil may take
+	fetchOrder          FetchOrder // which partition a poll continues with (WithFetchOrder)
+	runLimit            int        // the most ticks one RunUntil may take
 	topics              []topicSpec
 	addedTopics         []topicSpec // WithTopic, merged into topics by applyOptions
 	topicsReplaced      bool        // WithOnlyTopics
@@ -512,6 +513,48 @@ func WithProducer(p ProducerMode) Option {
 		if c.commit == Transactional {
 			c.commit = CommitAfter
 		}
+		return nil
+	}}
+}
+
+// FetchOrder is which partition a member's next poll continues with when
+// its last poll filled max.poll.records (WithFetchOrder).
+type FetchOrder int
+
+const (
+	// FetchRoundRobin (the default): the next poll starts with the partition
+	// after the one the last poll ended on, so a member's batches take turns
+	// over its partitions (kgviz's simplification of fetch sessions, KIP-227).
+	FetchRoundRobin FetchOrder = iota
+	// FetchDrain: the next poll continues the partition the last poll ended
+	// on until it is drained, then moves to the next, as the Java consumer's
+	// FetchCollector drains one partition's completed fetch before the next.
+	// A batch then can end one partition and start the next (o2.6 o2.7 p2.0),
+	// so where a partition's batch boundaries fall, and which records a crash
+	// makes processed twice, differ from FetchRoundRobin.
+	FetchDrain
+)
+
+func (o FetchOrder) String() string {
+	switch o {
+	case FetchRoundRobin:
+		return "FetchRoundRobin"
+	case FetchDrain:
+		return "FetchDrain"
+	}
+	return fmt.Sprintf("FetchOrder(%d)", int(o))
+}
+
+// WithFetchOrder sets which partition a poll continues with (world only):
+// kgviz.FetchRoundRobin (default) or kgviz.FetchDrain (the Java consumer's
+// FetchCollector order). Real Kafka's batches fall either way depending on
+// what its fetches returned; realkafka compares a live run against both.
+func WithFetchOrder(o FetchOrder) Option {
+	return Option{name: "WithFetchOrder", worldOnly: true, apply: func(c *config) error {
+		if o != FetchRoundRobin && o != FetchDrain {
+			return fmt.Errorf("WithFetchOrder(%d): unknown fetch order; use kgviz.FetchRoundRobin or kgviz.FetchDrain", int(o))
+		}
+		c.fetchOrder = o
 		return nil
 	}}
 }

@@ -107,7 +107,8 @@ func (w *World) init() {
 	w.topology = newTopology(w.cfg.topics)
 	w.broker = broker.New(broker.Config{Name: Broker, PartitionName: w.short, InternalTopics: true,
 		TransactionVersion:             w.cfg.transactionVersion,
-		ConsumerGroupHeartbeatInterval: w.cfg.consumerHeartbeatInterval, ConsumerGroupSessionTimeout: w.cfg.consumerSessionTimeout},
+		ConsumerGroupHeartbeatInterval: w.cfg.consumerHeartbeatInterval, ConsumerGroupSessionTimeout: w.cfg.consumerSessionTimeout,
+		FetchDrain: w.cfg.fetchOrder == FetchDrain},
 		w.clock, &w.net, recorder{w})
 	if w.cfg.tap != nil {
 		w.broker.SetTap(w.cfg.tap)

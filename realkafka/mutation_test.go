@@ -49,9 +49,10 @@ func mutateAll(t *testing.T, recs []*Recording, known KnownSet, version string) 
 	by := ByScenario(recs)
 	total, caught := 0, 0
 	perScenario := map[string][2]int{}
+	variants := map[string][]Variant{}
 	check := func(id, side, what string, sim Outcomes, real []Outcomes, keys []string) {
 		total++
-		rep := compareOutcomes(id, sim, real, known, Options{Version: version})
+		rep := compareOutcomes(id, sim, real, known, Options{Version: version, Variants: variants[id]})
 		unexplained := map[string]bool{}
 		for _, d := range rep.Unexplained() {
 			unexplained[d.Key] = true
@@ -82,12 +83,20 @@ func mutateAll(t *testing.T, recs []*Recording, known KnownSet, version string) 
 		for _, r := range by[id] {
 			real = append(real, RealOutcomes(r))
 		}
-		base := compareOutcomes(id, sim, real, known, Options{Version: version})
+		vs, err := SimVariants(id)
+		require.NoError(t, err, id)
+		variants[id] = vs
+		base := compareOutcomes(id, sim, real, known, Options{Version: version, Variants: vs})
 		require.Empty(t, base.Unexplained(), "%s: the unmutated comparison must pass", id)
 
 		// every compared outcome, one at a time, on each side
 		for _, k := range comparedKeys(sim, real) {
 			avoid := append(realValues(real, k), valueOr(sim, k, absent(k)))
+			for _, v := range vs {
+				if x, ok := v.Outcomes[k]; ok {
+					avoid = append(avoid, x.Value) // a value some variant produces is no mutation
+				}
+			}
 			for _, w := range known.Differences {
 				if w.Outcome == k && (w.Scenario == id || w.Scenario == "*") {
 					avoid = append(avoid, w.KGViz)
@@ -217,6 +226,12 @@ var headlines = []headline{
 	{"kip848-range", "every KIP-848 join pausing all six (C4's join moves all six already)", map[string]string{keyPaused("add C2"): "o0 o1 o2 p0 p1 p2", keyPaused("add C3"): "o0 o1 o2 p0 p1 p2"}},
 	{"kip848-uniform", "a static restart that bumps the group epoch", map[string]string{keyGroupEpoch("close C4, restart C4"): "5"}},
 	{"kip848-range", "a partition assigned before its owner revoked it", map[string]string{keyRevokedFirst("add C4"): No}},
+	// the variants' rule (variants.go): a live set of records processed twice
+	// that no kgviz variant produces, or one of another size, must fail
+	{"demo04-commit-after", "reprocessed records no batch boundary gives (p2.2 p2.3)", map[string]string{keyProcessedTwice: "p2.2 p2.3"}},
+	{"demo04-commit-after", "three records reprocessed after a crash after two", map[string]string{keyProcessedTwice: "p2.1 p2.2 p2.3"}},
+	{"demo10-transactions-tv1", "reprocessed records of the other partition (o2.3 o2.4 o2.5)", map[string]string{keyProcessedTwice: "o2.3 o2.4 o2.5"}},
+	{"demo12-unstable-offset-tv1", "two records reprocessed instead of three", map[string]string{keyProcessedTwice: "p2.0 p2.1"}},
 }
 
 // comparedKeys: every outcome either side has that is compared (not Info).

@@ -4,6 +4,8 @@ import (
 	"encoding/json"
 	"testing"
 
+	"github.com/kgviz/kgviz/kgviz"
+
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -262,4 +264,55 @@ func TestMeterWaivedAsShorter(t *testing.T) {
 		_, err = ParseKnown(b)
 		assert.ErrorContains(t, err, "kafka_shorter", "%s", bad.Outcome)
 	}
+}
+
+// TestBelowTickFloor: a live pause shorter than kgviz's one tick per paused
+// partition is explained only when kgviz's meter is at that floor; as long as
+// kgviz's, or kgviz's above its floor, it stays a difference.
+func TestBelowTickFloor(t *testing.T) {
+	k := keyPauseTicks("close C3")
+	mk := func(paused string, meter float64) Outcomes {
+		o := Outcomes{}
+		o.set(keyPaused("close C3"), paused)
+		o[k] = Outcome{Key: k, Value: fmtTicks(meter), Num: meter, Meter: true}
+		return o
+	}
+	for _, c := range []struct {
+		sim  Outcomes
+		live float64
+		want bool
+	}{
+		{mk("o2 p2", 2), 0.6, true},
+		{mk("o2 p2", 2), 2.0, false},
+		{mk("o2 p2", 2), 3.5, false},
+		{mk("o2 p2", 4), 0.6, false},
+		{mk("none", 2), 0.6, false},
+	} {
+		assert.Equal(t, c.want, belowTickFloor(c.sim, k, []Outcomes{mk("o2 p2", c.live)}), "kgviz %s, Kafka %.1f", c.sim[k].Value, c.live)
+	}
+	rep := compareOutcomes("demo06-rolling-static", mk("o2 p2", 2), []Outcomes{mk("o2 p2", 0.6)}, KnownSet{}, Options{})
+	require.Len(t, rep.Diffs, 1)
+	assert.Empty(t, rep.Unexplained(), "explained by the floor")
+	rep = compareOutcomes("demo06-rolling-static", mk("o2 p2", 2), []Outcomes{mk("o2 p2", 3.5)}, KnownSet{}, Options{})
+	assert.Len(t, rep.Unexplained(), 1, "longer than kgviz's floor")
+}
+
+// TestVariantsProduce: demo04's crash after two records of the batch that
+// polled p2.3 reprocesses p2.3 p2.4 as scripted, p2.1 p2.2 with the Java
+// consumer's fetch order (the batch o2.6 o2.7 p2.0 before it), and never
+// p2.2 p2.3; a live value of another size is never accepted.
+func TestVariantsProduce(t *testing.T) {
+	vs, err := SimVariants("demo04-commit-after")
+	require.NoError(t, err)
+	require.Len(t, vs, 2*(maxJoinDelay+1))
+	assert.Equal(t, "FetchRoundRobin, joins 0 ticks late", variantProduces(vs, keyProcessedTwice, "p2.3 p2.4", "p2.3 p2.4"))
+	assert.Equal(t, "FetchDrain, joins 0 ticks late", variantProduces(vs, keyProcessedTwice, "p2.3 p2.4", "p2.1 p2.2"))
+	assert.Empty(t, variantProduces(vs, keyProcessedTwice, "p2.3 p2.4", "p2.2 p2.3"))
+	assert.Empty(t, variantProduces(vs, keyProcessedTwice, "p2.3 p2.4", "p2.1 p2.2 p2.3"), "another count")
+	assert.Empty(t, variantProduces(vs, keyProcessedTwice, "p2.0 p2.1", "p2.1 p2.2"), "kgviz's value is no variant's")
+	assert.Empty(t, variantProduces(vs, keyDupRC, "2", "2"), "not a variant outcome")
+	none := []Variant{{Name: "scripted", Outcomes: Outcomes{keyProcessedTwice: {Key: keyProcessedTwice, Value: "none"}}}, {Name: "one more", Outcomes: Outcomes{keyProcessedTwice: {Key: keyProcessedTwice, Value: "p2.3"}}}}
+	assert.Empty(t, variantProduces(none, keyProcessedTwice, "none", "p2.3"), "one record is not none")
+	_, err = SimVariantOutcomes("demo04-commit-after", maxJoinDelay+1, kgviz.FetchDrain, 0)
+	assert.ErrorContains(t, err, "join delay 7")
 }

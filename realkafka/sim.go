@@ -27,10 +27,11 @@ type simRun struct {
 	epochs   map[int]string              // KIP-848: the member epochs at each Stable(), by step index
 	static   map[string]bool             // members added with kgviz.Static()
 	err      error
+	v        variant // the join tick shifted (variants.go); the zero variant is the scenario as scripted
 }
 
-func newSimRun(demo int, opts ...kgviz.Option) *simRun {
-	return &simRun{w: kgviz.NewWorld(opts...), demo: demo, assigned: map[int]map[string][]string{}}
+func newSimRun(v variant, demo int, opts ...kgviz.Option) *simRun {
+	return &simRun{w: kgviz.NewWorld(opts...), demo: demo, assigned: map[int]map[string][]string{}, v: v}
 }
 
 func (s *simRun) step(action, member string) *Step {
@@ -45,6 +46,9 @@ func (s *simRun) check() {
 }
 
 func (s *simRun) add(name string, opts ...kgviz.Option) {
+	if s.v.joinDelay > 0 && len(s.w.Members()) > 0 {
+		s.runFor(s.v.joinDelay)
+	}
 	s.step("add", name)
 	s.w.AddMember(name, opts...)
 	s.check()
@@ -109,7 +113,7 @@ func SimOutcomes(id string) (o Outcomes, ok bool, err error) {
 	if !ok {
 		return nil, false, nil
 	}
-	s := script([]kgviz.Option{kgviz.WithTransactionVersion(tv)})
+	s := script(simArgs{opts: []kgviz.Option{kgviz.WithTransactionVersion(tv)}})
 	s.tv = tv
 	if s.err != nil {
 		return nil, true, fmt.Errorf("simulation of %s: %v", id, s.err)
