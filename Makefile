@@ -7,7 +7,7 @@
 #   make test-grader     kgviz grade in its sandbox: every notebook solved/untouched, the attack suite
 #   make test-differential  Kafka's assignors (Java harness) vs kgviz's on random inputs
 #   make test-oracle     Kafka's own group coordinator (harness/oracle) answers every request kgviz's broker answers
-#   make test-oracle-random  the same on 1000 random scripts (KGVIZ_ORACLE_RANDOM)
+#   make test-oracle-random  the random scripts alone, KGVIZ_ORACLE_RANDOM of them (1000; more for a longer run)
 #   make test-kafka      a real Kafka broker (KAFKA_VERSION=4.1.1 or 4.4.0): every demo live, compared with the simulation (realkafka/)
 #   make record-kafka    re-record realkafka/testdata/ (the committed real-broker runs; 4.4.0's in testdata/kafka-4.4.0/)
 #   make test-kafka-stability  make test-kafka 3 times with both cores busy, then 3 times quiet (not part of make test)
@@ -106,15 +106,17 @@ test-differential:
 	bash harness/build.sh
 	KGVIZ_DIFFERENTIAL=1 go test ./kgviz -run '^(TestDifferential|TestFidelityStateNames)' -count=1 -v -timeout 15m
 	bash harness/oracle/build.sh 4.1.1
-	KGVIZ_ORACLE=1 KGVIZ_ORACLE_VERSIONS=4.1.1 go test ./oracle -run '^TestOracleCatchesBrokenRule$$' -count=1 -v -timeout 5m
+	KGVIZ_ORACLE=1 KGVIZ_ORACLE_VERSIONS=4.1.1 go test ./oracle -run '^(TestOracleCatchesBrokenRule|TestOracleCatchesBrokenShareRule)$$' -count=1 -v -timeout 5m
 
 # Kafka's group coordinator (kafka-group-coordinator from Maven Central, harness/oracle; Kafka 4.1.1 and 4.4.0)
-# stepped in lock-step with kgviz's broker (oracle/): the demos, KIP-848 and the capstone's crash points, and a
-# coordinator broken on purpose; prints "requests compared: N, differ: D, undocumented: U" per Kafka version.
-# test-oracle-random: KGVIZ_ORACLE_RANDOM (1000) random scripts. KGVIZ_ORACLE_VERSIONS=4.1.1 for one version.
+# stepped in lock-step with kgviz's broker (oracle/): the demos, KIP-848, the capstone's crash points, the share
+# groups' worlds (ShareGroupHeartbeat), KGVIZ_ORACLE_RANDOM (1000) random scripts, and a coordinator broken on
+# purpose (a classic and a share rule); prints "requests compared: N, differ: D, undocumented: U" per Kafka version.
+# test-oracle-random: the random scripts alone (KGVIZ_ORACLE_RANDOM=5000 for more, KGVIZ_ORACLE_SEEDS=543,959 for
+# some). KGVIZ_ORACLE_VERSIONS=4.1.1 for one version.
 test-oracle:
 	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0
-	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule)$$' -count=1 -v -timeout 15m
+	KGVIZ_ORACLE=1 go test ./oracle -run '^(TestOracle|TestOracleCatchesBrokenRule|TestOracleCatchesBrokenShareRule|TestOracleAnchor|TestOracleAnchorCountsDifferences)$$' -count=1 -v -timeout 15m
 
 test-oracle-random:
 	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0
@@ -154,13 +156,15 @@ test-kafka-share:
 	bash harness/realkafka-share/build.sh
 	KGVIZ_KAFKA_SHARE=1 KGVIZ_KAFKA_FLAGS="$(KAFKA_FLAGS)" go test ./realkafka -run '^TestShareLiveBroker$$' -count=1 -v -timeout 30m
 
-# The same scenarios, 3 runs each, written to realkafka/testdata/share/ (replaced only if every run completed).
+# The same scenarios, 3 runs each, written to realkafka/testdata/share/ (replaced only if every run completed; with
+# KAFKA_FLAGS="--only share-freeze" only that scenario's files are replaced).
 record-kafka-share:
 	bash harness/realkafka-share/build.sh
 	rm -rf build/realkafka-share-record && mkdir -p build/realkafka-share-record
 	java -cp 'harness/realkafka-share/target/kgviz-realkafka-share.jar:harness/realkafka-share/target/lib/*' kgviz.realkafka.ShareRun \
 		share-record --out build/realkafka-share-record --runs 3 --max-seconds 3000 $(KAFKA_FLAGS)
-	mkdir -p realkafka/testdata/share && rm -f realkafka/testdata/share/*.json
+	mkdir -p realkafka/testdata/share
+	for f in build/realkafka-share-record/*.json; do b=$$(basename $$f); rm -f realkafka/testdata/share/$${b%-*}-*.json; done
 	cp build/realkafka-share-record/*.json realkafka/testdata/share/
 	go test ./realkafka -count=1 -run '^TestShare'
 

@@ -4,8 +4,10 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"slices"
 	"strings"
 
+	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/fold"
 	"github.com/kgviz/kgviz/kgviz/kafka"
 )
@@ -36,10 +38,25 @@ const topicDupLegend = "seen twice by the reader (outlined)"
 // Isolation option says otherwise. Cells are wide enough for the records'
 // names (fewer per row); with CellsPerRow a name that does not fit is shown
 // short (p2.3 for inv(p2.3)) and whole in the tooltip. Options: Partitions
-// (log names, default "invoices-0"), Isolation, CellsPerRow, Title, Size, ID.
+// (log names, default "invoices-0" and, once a record was parked there, the
+// dead-letter partition of kgviz.WithDeadLetterTopic), Isolation,
+// CellsPerRow, Title, Size, ID.
 func TopicLog(src Source, opts ...Option) *Chart {
 	cfg := newConfig(opts)
 	return render(newTopicLog(src, cfg), cfg)
+}
+
+// deadLetterLogs are the dead-letter partitions records were written to
+// (EvDeadLetter's text), in the order of their first dead letter.
+func deadLetterLogs(f *fold.Fold) []string {
+	var out []string
+	f.Count(func(e event.Event) bool {
+		if e.Type == event.EvDeadLetter && e.Text() != "" && !slices.Contains(out, e.Text()) {
+			out = append(out, e.Text())
+		}
+		return false
+	})
+	return out
 }
 
 // logModel is the topic log's view model.
@@ -123,7 +140,7 @@ func newTopicLog(src Source, cfg *config) *logModel {
 	}
 	names := cfg.partitions
 	if names == nil {
-		names = []string{fold.InvoicesLog}
+		names = append([]string{fold.InvoicesLog}, deadLetterLogs(f)...)
 	}
 	m := &logModel{}
 	for _, n := range names {

@@ -169,32 +169,36 @@ func simulatedSteps(world string, limit int, build func(w *kgviz.World)) ([]stat
 	if err := w.Err(); err != nil {
 		return nil, err
 	}
+	changes, err := w.ShareChanges("workers", "")
+	if err != nil {
+		return nil, err
+	}
 	steps := map[string][]string{}
 	var order []string
-	for _, e := range w.Events() {
+	for _, c := range changes {
 		var s string
-		switch e.Type {
-		case kgviz.EvShareAcquired:
+		switch c.State {
+		case kgviz.RecordAcquired:
 			s = "acquire"
-		case kgviz.EvShareAcknowledged:
+		case kgviz.RecordAcknowledged:
 			s = "accept"
-		case kgviz.EvShareReleased:
+		case kgviz.RecordAvailable:
 			s = "release"
-			if e.Reason == kgviz.ReasonLockTimeout {
+			if c.Reason == kgviz.ReasonLockTimeout {
 				s = "timeout"
 			}
-		case kgviz.EvShareArchived:
+		case kgviz.RecordArchived:
 			s = "reject"
-			if e.Reason == kgviz.ReasonDeliveryLimit {
+			if c.Reason == kgviz.ReasonDeliveryLimit {
 				s = "release" // released at the limit: archived
 			}
 		default:
 			continue
 		}
-		if _, ok := steps[e.Record]; !ok {
-			order = append(order, e.Record)
+		if _, ok := steps[c.Record]; !ok {
+			order = append(order, c.Record)
 		}
-		steps[e.Record] = append(steps[e.Record], s)
+		steps[c.Record] = append(steps[c.Record], s)
 	}
 	hs, err := w.ShareRecords("workers")
 	if err != nil {

@@ -15,46 +15,16 @@ import (
 // instance must make each id its own. The sentence names the members and
 // the error, never the fix.
 func sharedID(w *kgviz.World) string {
-	type key struct{ kind, id string }
-	users := map[key]map[string]bool{}
-	add := func(kind, id, member string) {
-		if id == "" {
-			return
-		}
-		k := key{kind, id}
-		if users[k] == nil {
-			users[k] = map[string]bool{}
-		}
-		users[k][member] = true
-	}
-	for _, e := range w.Events() {
-		if e.Type != kgviz.EvSend || e.Response {
-			continue
-		}
-		switch b := e.Body().(type) {
-		case *kgviz.InitProducerIDRequest:
-			add("transactional.id", b.TransactionalID, e.Member)
-		case *kgviz.JoinGroupRequest:
-			add("group.instance.id", b.GroupInstanceID, e.Member)
-		case *kgviz.ConsumerGroupHeartbeatRequest:
-			add("group.instance.id", b.InstanceID, e.Member)
-		}
-	}
 	var out []string
-	for k, m := range users {
-		if len(m) < 2 {
+	for _, c := range w.Fold().ClientIDs() {
+		if len(c.Members) < 2 {
 			continue
 		}
-		names := make([]string, 0, len(m))
-		for n := range m {
-			names = append(names, n)
-		}
-		sort.Strings(names)
 		code := "PRODUCER_FENCED"
-		if k.kind == "group.instance.id" {
+		if c.Kind == "group.instance.id" {
 			code = "FENCED_INSTANCE_ID"
 		}
-		out = append(out, fmt.Sprintf("%s ran with the same %s %q: in Kafka the newer instance fences the older (%s), so they cannot all run", strings.Join(names, ", "), k.kind, k.id, code))
+		out = append(out, fmt.Sprintf("%s ran with the same %s %q: in Kafka the newer instance fences the older (%s), so they cannot all run", strings.Join(c.Members, ", "), c.Kind, c.ID, code))
 	}
 	sort.Strings(out)
 	return strings.Join(out, "; ")

@@ -50,24 +50,14 @@ func cyclomatic(fn *ast.FuncDecl) int {
 //
 //   - Ports of Kafka's assignors, kept step for step in the order of Kafka's
 //     class so that a reader (and the differential tests) can follow them
-//     against it; a split must follow Kafka's own helper methods, which was
-//     not yet checked against Kafka's source: resolveClaims
-//     (AbstractStickyAssignor.allSubscriptionsEqual), constrained
-//     (AbstractStickyAssignor.ConstrainedAssignmentBuilder), general
-//     (AbstractStickyAssignor.GeneralAssignmentBuilder), modern's
-//     serverRangeAssignor.Assign (the group coordinator's RangeAssignor) and
-//     uniformHomogeneous (UniformHomogeneousAssignmentBuilder.build).
+//     against it: constrained (AbstractStickyAssignor.ConstrainedAssignmentBuilder)
+//     and general (AbstractStickyAssignor.GeneralAssignmentBuilder); a split
+//     must follow Kafka's own helper methods, as resolveClaims,
+//     serverRangeAssignor.Assign and uniformHomogeneous were split.
 //   - Test drivers and the tests' reference implementations (the _test.go
 //     files): one branch a scripted step or generated case.
 var overBudget = map[string]int{
-	"share_transcript_test.go TestShareTranscripts":                       27, // the transcript's command switch
-	"random_share_test.go shareInvariants":                                27,
 	"random_share_test.go runShareScript":                                 36, // the random driver's operation switch
-	"sticky_input.go resolveClaims":                                       27,
-	"modern/server_range_assignor.go Assign":                              28,
-	"fuzz_test.go runFuzz":                                                28,
-	"modern/uniform_assignor.go uniformHomogeneous":                       28,
-	"differential_test.go TestDifferentialAssignorsAgainstKafka":          30,
 	"settled_test.go referenceComputeSettled":                             33,
 	"modern/target_assignment_ref_test.go referenceBuildTargetAssignment": 34,
 	"sticky_constrained.go constrained":                                   35,

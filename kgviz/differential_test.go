@@ -859,20 +859,12 @@ func TestDifferentialAssignorsAgainstKafka(t *testing.T) {
 	seed := diffSeed(t)
 	rng := rand.New(rand.NewPCG(seed, 0xd1ff))
 
-	type input struct {
-		members    []MemberSubscription
-		topics     map[string]int
-		stickyOnly bool
-		quirks     []string
-		ours       [2]map[string][]TopicPartition // range, round-robin
-		reports    [2]AssignReport                // sticky, cooperative-sticky
-	}
-	inputs := make([]input, n)
+	inputs := make([]diffInput, n)
 	cases := make([]diffCase, n)
 	for i := range inputs {
 		members, topics := randomDiffGroup(rng)
 		only, quirks := stickyQuirks(rng, members, topics)
-		inputs[i] = input{members: members, topics: topics, stickyOnly: only, quirks: quirks}
+		inputs[i] = diffInput{members: members, topics: topics, stickyOnly: only, quirks: quirks}
 		if only {
 			cases[i] = toDiffCase(i, members, topics, stickyNames...)
 		} else {
@@ -915,22 +907,7 @@ func TestDifferentialAssignorsAgainstKafka(t *testing.T) {
 		if in.stickyOnly {
 			stickyOnly++
 		} else {
-			for idx, name := range []string{"range", "roundrobin"} {
-				if msg, bad := r.Errors[name]; bad {
-					t.Errorf("input %d: Kafka's %s failed: %s", i, name, msg)
-					continue
-				}
-				if k := planFromStrings(r.Plans[name]); !samePlan(in.ours[idx], k) {
-					if name == "range" {
-						rangeDiff++
-					} else {
-						rrDiff++
-					}
-					if rangeDiff+rrDiff <= 3 {
-						t.Errorf("%s differs from Kafka on input %d:\n%s\nours:  %v\nKafka: %v", name, i, describeDiffInput(in.members, in.topics), in.ours[idx], k)
-					}
-				}
-			}
+			compareEagerPlans(t, i, r, in, &rangeDiff, &rrDiff)
 		}
 		failed := false
 		for _, name := range stickyNames {
@@ -1093,5 +1070,38 @@ func TestDifferentialKafkaStickyBugs(t *testing.T) {
 				assert.Empty(t, stickyVerdict(name, reports[name], nil, kind, kmsg, c.members, c.topics), name)
 			}
 		})
+	}
+}
+
+// diffInput is one random group of TestDifferentialAssignorsAgainstKafka
+// and kgviz's plans for it.
+type diffInput struct {
+	members    []MemberSubscription
+	topics     map[string]int
+	stickyOnly bool
+	quirks     []string
+	ours       [2]map[string][]TopicPartition // range, round-robin
+	reports    [2]AssignReport                // sticky, cooperative-sticky
+}
+
+// compareEagerPlans compares kgviz's range and round-robin plans of input i
+// with Kafka's, counting the differences (the first three are shown).
+func compareEagerPlans(t *testing.T, i int, r diffResult, in *diffInput, rangeDiff, rrDiff *int) {
+	t.Helper()
+	for idx, name := range []string{"range", "roundrobin"} {
+		if msg, bad := r.Errors[name]; bad {
+			t.Errorf("input %d: Kafka's %s failed: %s", i, name, msg)
+			continue
+		}
+		if k := planFromStrings(r.Plans[name]); !samePlan(in.ours[idx], k) {
+			if name == "range" {
+				*rangeDiff++
+			} else {
+				*rrDiff++
+			}
+			if *rangeDiff+*rrDiff <= 3 {
+				t.Errorf("%s differs from Kafka on input %d:\n%s\nours:  %v\nKafka: %v", name, i, describeDiffInput(in.members, in.topics), in.ours[idx], k)
+			}
+		}
 	}
 }

@@ -49,10 +49,15 @@ func ack(off int, typ kgviz.AcknowledgeType) broker.AcknowledgementBatch {
 // acquired state."), and the partition's acknowledgements of the request
 // are rolled back together (rollbackOrProcessStateUpdates); the share
 // consumer's acknowledgement commit callback gets InvalidRecordStateException.
+// An acknowledgement below the share-partition start offset is no error and
+// changes nothing (SharePartition.acknowledge: "All offsets in the
+// acknowledgement batch are already archived", Kafka 4.1.1 and 4.4.0).
 func TestFidelityInvalidRecordState(t *testing.T) {
 	b, out, advance := shareBroker()
 	got := shareFetch(t, b, out, "S1", 2)
 	require.Len(t, got.AcquiredRecords, 2, "S1 acquires t0.0 and t0.1")
+	got = shareFetch(t, b, out, "S2", 1)
+	require.Len(t, got.AcquiredRecords, 1, "S2 acquires t0.2")
 	sp := b.SharePartitions().Get("workers", t0)
 
 	// S2 acknowledges S1's record: not the owner.
@@ -60,11 +65,18 @@ func TestFidelityInvalidRecordState(t *testing.T) {
 	assert.Equal(t, kgviz.INVALID_RECORD_STATE, got.AcknowledgeErrorCode)
 	assert.Equal(t, kgviz.RecordAcquired, sp.InFlight()[0].State, "nothing changed")
 
-	// S1's own ACCEPT is taken; the same ACCEPT again is refused (no longer ACQUIRED).
+	// S1's own ACCEPT is taken and SPSO moves past t0.0; the same ACCEPT
+	// again is below SPSO: skipped, no error.
 	got = shareFetch(t, b, out, "S1", 0, ack(0, kgviz.Accept))
 	assert.Equal(t, kgviz.NONE, got.AcknowledgeErrorCode)
 	assert.Equal(t, 1, sp.StartOffset(), "SPSO moves past the ACKNOWLEDGED record")
-	got = shareFetch(t, b, out, "S1", 0, ack(1, kgviz.Accept), ack(0, kgviz.Accept))
+	got = shareFetch(t, b, out, "S1", 0, ack(0, kgviz.Reject))
+	assert.Equal(t, kgviz.NONE, got.AcknowledgeErrorCode, "below SPSO: already archived")
+	assert.Equal(t, 1, sp.StartOffset())
+
+	// S1 accepts its t0.1 and S2's t0.2 in one request: refused, and t0.1's
+	// ACCEPT is rolled back with it.
+	got = shareFetch(t, b, out, "S1", 0, ack(1, kgviz.Accept), ack(2, kgviz.Accept))
 	assert.Equal(t, kgviz.INVALID_RECORD_STATE, got.AcknowledgeErrorCode)
 	assert.Equal(t, kgviz.RecordAcquired, sp.InFlight()[0].State, "t0.1's ACCEPT is rolled back with the refused one")
 

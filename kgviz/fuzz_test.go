@@ -53,51 +53,8 @@ func runFuzz(t *testing.T, data []byte) string {
 	if consumer {
 		owners = kgviz.CheckOwnersEveryTick(w)
 	}
-	names := []string{"C1", "C2", "C3", "C4"}
 	for i := 1; i < len(data); i++ {
-		op, arg := data[i]%10, int(data[i]/10)
-		m := names[arg%len(names)]
-		switch op {
-		case 0, 1:
-			if !contains(w.Members(), m) {
-				var opts []kgviz.Option
-				if op == 1 && arg%3 == 0 {
-					opts = append(opts, kgviz.Static())
-				}
-				if consumer && arg%5 == 1 {
-					opts = append(opts, kgviz.WithRemoteAssignor("range"))
-				}
-				w.AddMember(m, opts...)
-			}
-		case 2:
-			if w.Running(m) {
-				w.Close(m)
-			}
-		case 3:
-			if w.Running(m) {
-				w.Crash(m, kgviz.AfterRecords(arg%4))
-			}
-		case 4:
-			if w.Running(m) {
-				w.Crash(m, kgviz.Immediately())
-			}
-		case 5:
-			if contains(w.Members(), m) {
-				w.Restart(m)
-			}
-		case 6:
-			if w.Running(m) {
-				w.SlowNext(m)
-			}
-		case 7:
-			w.SetAssignor(assignors[arg%4])
-		case 8:
-			if w.Running(m) {
-				w.LoseNextProduceResponse(m)
-			}
-		case 9:
-			w.RunFor(1 + arg%20)
-		}
+		fuzzOp(w, data[i], consumer, assignors)
 		if err := w.Err(); err != nil {
 			t.Fatalf("op %d (%v): %v", i, data[i], err)
 		}
@@ -113,6 +70,44 @@ func runFuzz(t *testing.T, data []byte) string {
 		b.WriteByte('\n')
 	}
 	return b.String()
+}
+
+// fuzzOp applies one byte of the fuzz input to w: its last digit the
+// operation, the rest its argument (which member, which option).
+func fuzzOp(w *kgviz.World, d byte, consumer bool, assignors []kgviz.Assignor) {
+	names := []string{"C1", "C2", "C3", "C4"}
+	op, arg := d%10, int(d/10)
+	m := names[arg%len(names)]
+	running := w.Running(m)
+	switch {
+	case op <= 1:
+		if !contains(w.Members(), m) {
+			var opts []kgviz.Option
+			if op == 1 && arg%3 == 0 {
+				opts = append(opts, kgviz.Static())
+			}
+			if consumer && arg%5 == 1 {
+				opts = append(opts, kgviz.WithRemoteAssignor("range"))
+			}
+			w.AddMember(m, opts...)
+		}
+	case op == 2 && running:
+		w.Close(m)
+	case op == 3 && running:
+		w.Crash(m, kgviz.AfterRecords(arg%4))
+	case op == 4 && running:
+		w.Crash(m, kgviz.Immediately())
+	case op == 5 && contains(w.Members(), m):
+		w.Restart(m)
+	case op == 6 && running:
+		w.SlowNext(m)
+	case op == 7:
+		w.SetAssignor(assignors[arg%4])
+	case op == 8 && running:
+		w.LoseNextProduceResponse(m)
+	case op == 9:
+		w.RunFor(1 + arg%20)
+	}
 }
 
 func contains(list []string, s string) bool {

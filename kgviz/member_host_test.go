@@ -1,10 +1,12 @@
 package kgviz
 
 import (
+	"fmt"
 	"go/ast"
 	"go/parser"
 	"go/token"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -236,4 +238,31 @@ func TestPhaseAndLifecycleHaveOneWriter(t *testing.T) {
 		}
 	}
 	require.Equal(t, map[string][]string{"phase": {"member_state.go:setPhase"}, "lifecycle": {"member_state.go:setLifecycle"}}, writers)
+}
+
+// TestPutCopiesEveryEnvelopeField: network.put writes a flight's envelope
+// field by field (not as one struct copy); a field added to broker.Envelope
+// and not copied there fails here. Every field is set (the ID is the
+// network's own: the message number it gives).
+func TestPutCopiesEveryEnvelopeField(t *testing.T) {
+	w := NewWorld()
+	var env broker.Envelope
+	v := reflect.ValueOf(&env).Elem()
+	for i := 0; i < v.NumField(); i++ {
+		switch f := v.Field(i); f.Kind() {
+		case reflect.Int:
+			f.SetInt(int64(10 + i))
+		case reflect.String:
+			f.SetString(fmt.Sprint("field", i))
+		case reflect.Interface:
+			f.Set(reflect.ValueOf(&broker.HeartbeatRequest{GroupID: GroupID}))
+		default:
+			t.Fatalf("broker.Envelope.%s: a %s field; set it here", v.Type().Field(i).Name, f.Kind())
+		}
+	}
+	id := w.net.put(laneNormal, &env, nil, false)
+	lane := w.net.lanes[laneNormal]
+	got := lane[len(lane)-1].env
+	env.ID = id
+	require.Equal(t, env, got)
 }

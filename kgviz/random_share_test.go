@@ -213,11 +213,32 @@ func shareInvariants(w *kgviz.World, poison map[string]bool, limit, total int) s
 	if len(hist) != total {
 		return fmt.Sprintf("%d records acquired of %d: some were lost", len(hist), total)
 	}
-	// Each record is held by one member at a time, and acknowledged once.
+	for _, check := range []func() string{
+		func() string { return oneHolderAtATime(w, limit) },
+		func() string { return endStates(hist, poison) },
+		func() string { return foldIsBroker(w) },
+	} {
+		if msg := check(); msg != "" {
+			return msg
+		}
+	}
+	return ""
+}
+
+// oneHolderAtATime: each record is held by one member at a time, delivered
+// at most limit times, and acknowledged or archived once, by a holder that
+// processed it (else the record is lost: ACKNOWLEDGED, never processed by
+// anyone since it was acquired).
+func oneHolderAtATime(w *kgviz.World, limit int) string {
 	holder := map[string]string{}
 	final := map[string]bool{}
+	processed := map[string]bool{} // by its current holder, since the acquisition
 	for _, e := range w.Events() {
 		switch e.Type {
+		case kgviz.EvProcessed:
+			if e.Member == holder[e.Record] {
+				processed[e.Record] = true
+			}
 		case kgviz.EvShareAcquired:
 			if h := holder[e.Record]; h != "" {
 				return fmt.Sprintf("tick %d: %s acquired by %s while %s holds it", e.Tick, e.Record, e.Member, h)
@@ -228,16 +249,25 @@ func shareInvariants(w *kgviz.World, poison map[string]bool, limit, total int) s
 			if e.Count > limit {
 				return fmt.Sprintf("tick %d: %s delivered %d times, over the limit %d", e.Tick, e.Record, e.Count, limit)
 			}
-			holder[e.Record] = e.Member
+			holder[e.Record], processed[e.Record] = e.Member, false
 		case kgviz.EvShareReleased:
 			holder[e.Record] = ""
 		case kgviz.EvShareAcknowledged, kgviz.EvShareArchived:
 			if final[e.Record] {
 				return fmt.Sprintf("tick %d: %s settled twice", e.Tick, e.Record)
 			}
+			if e.Type == kgviz.EvShareAcknowledged && !processed[e.Record] {
+				return fmt.Sprintf("tick %d: %s ACKNOWLEDGED (holder %s) but not processed since its acquisition: lost", e.Tick, e.Record, holder[e.Record])
+			}
 			holder[e.Record], final[e.Record] = "", true
 		}
 	}
+	return ""
+}
+
+// endStates: every record ends acknowledged, or archived: a poison record
+// always, another one only at the delivery limit.
+func endStates(hist []kgviz.ShareRecordHistory, poison map[string]bool) string {
 	for _, h := range hist {
 		switch {
 		case h.State == kgviz.RecordAcknowledged:
@@ -258,7 +288,11 @@ func shareInvariants(w *kgviz.World, poison map[string]bool, limit, total int) s
 			return fmt.Sprintf("%s ends %s", h.Record, h.State)
 		}
 	}
-	// The fold's share-partitions are the broker's.
+	return ""
+}
+
+// foldIsBroker: the fold's share-partitions are the broker's.
+func foldIsBroker(w *kgviz.World) string {
 	for _, sp := range w.BrokerState().SharePartitions().All() {
 		st, err := w.SharePartition("workers", sp.TopicPartition().String())
 		if err != nil {

@@ -224,8 +224,20 @@ func WithShareAutoOffsetReset(reset string) Option {
 // them. In Explicit mode the application acknowledges such a record with
 // WithPoisonAcknowledge's type (RELEASE: delivered again until the delivery
 // count limit archives it; REJECT: archived at once); in Implicit mode the
-// failure kills the process, and the record comes back when its
-// acquisition lock times out. For the world, every share consumer fails on them.
+// failure kills the process, its connection closes and the broker releases
+// the record at once (its share session ends), until the delivery count
+// limit archives it. For the world, every share consumer fails on them.
+//
+// It is the share groups' option; WithFailingRecords is the consumer
+// groups'. Both say "the application's processing fails on these records
+// every time", but they stay two options because what follows is not the
+// same thing and has other knobs: a share consumer hands the record back to
+// the broker (RELEASE or REJECT, WithPoisonAcknowledge; the broker's
+// share.delivery.count.limit ends the retries and archives it, KIP-932),
+// while a consumer-group member owns its partition's position and must
+// retry, park the record in a dead-letter topic (WithDeadLetterTopic) and
+// commit past it, or stay blocked. A share consumer ignores
+// WithFailingRecords, and a consumer-group member WithPoisonRecords.
 func WithPoisonRecords(partition string, offsets ...int) Option {
 	return Option{name: "WithPoisonRecords", apply: func(c *config) error {
 		if len(offsets) == 0 {

@@ -235,45 +235,73 @@ func TestFreezeBadInput(t *testing.T) {
 }
 
 // A member slower than the lock loses its acquisition: the records go to
-// another member (delivery count 2), and its late ACCEPT is refused with
-// INVALID_RECORD_STATE (SharePartition.acknowledge: the records are no
-// longer ACQUIRED by it), which its acknowledgement commit callback sees as
-// InvalidRecordStateException. The records were processed twice: at least
-// once, per record.
+// another member (delivery count 2) and are processed twice: at least once,
+// per record. What the slow member hears of its late ACCEPT depends on where
+// the share-partition start offset (SPSO) is by then (SharePartition.acknowledge,
+// Kafka 4.1.1 and 4.4.0):
+//   - slow 11 ticks (lock 10): the second holder still holds the records, the
+//     ACCEPT is refused with INVALID_RECORD_STATE ("Member is not the owner of
+//     offset"), InvalidRecordStateException in the member's acknowledgement
+//     commit callback / commitSync result;
+//   - slow 15 ticks: the second holder has accepted them and SPSO moved past
+//     them; Kafka skips acknowledgements below SPSO ("All offsets in the
+//     acknowledgement batch are already archived"), so the ACCEPT succeeds
+//     without an error and changes nothing (measured: realkafka share-slow,
+//     commitSync returned no exception in 3 of 3 runs on Kafka 4.4.0).
 func TestShareGroupSlowMemberLosesItsLock(t *testing.T) {
-	w := shareWorld(t, 2, 4, nil, kgviz.WithAcknowledgement(kgviz.Explicit))
-	w.RunUntil(kgviz.Stable())
-	w.SlowNext("S2").RunUntil(kgviz.SlowStarted("S2"))
-	slow := shareEvents(w, kgviz.EvSlowStart, "")
-	require.Len(t, slow, 1)
-	rec := slow[0].Record
-	w.RunUntil(kgviz.ShareGroupDone("workers")).RunUntil(kgviz.Processed("S2", rec)).RunFor(4)
-	require.NoError(t, w.Err())
-
-	rel := shareEvents(w, kgviz.EvShareReleased, rec)
-	require.Len(t, rel, 1)
-	assert.Equal(t, kgviz.ReasonLockTimeout, rel[0].Reason)
-	acq := shareEvents(w, kgviz.EvShareAcquired, rec)
-	require.Len(t, acq, 2)
-	assert.Equal(t, []string{"S2", acq[1].Member}, []string{acq[0].Member, acq[1].Member})
-	assert.NotEqual(t, "S2", acq[1].Member)
-	assert.Equal(t, 2, acq[1].Count)
-
-	var refused []kgviz.Event
-	for _, e := range w.Events() {
-		if e.Type == kgviz.EvCommitFailed && e.Member == "S2" {
-			refused = append(refused, e)
-		}
+	tests := []struct {
+		name      string
+		slowTicks int
+		refused   bool
+	}{
+		{"refused while another member holds the records", 11, true},
+		{"skipped once SPSO passed them", 15, false},
 	}
-	require.NotEmpty(t, refused, "S2's late ACCEPT is refused")
-	assert.Equal(t, kgviz.INVALID_RECORD_STATE, refused[0].Error)
-	assert.Equal(t, kgviz.InvalidRecordStateException, refused[0].Exception)
-	assert.Greater(t, refused[0].Tick, rel[0].Tick)
-	assert.NotEmpty(t, w.Refusals("S2", kgviz.AnyAPI), "the refusal is on the wire")
-	assert.ElementsMatch(t, []string{"S2", acq[1].Member}, shareProcessedBy(w)[rec], "processed twice")
-	ack := shareEvents(w, kgviz.EvShareAcknowledged, rec)
-	require.Len(t, ack, 1)
-	assert.Equal(t, acq[1].Member, ack[0].Member, "the second holder's ACCEPT counts")
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := shareWorld(t, 2, 4, nil, kgviz.WithAcknowledgement(kgviz.Explicit), kgviz.WithSlowRecordTicks(tt.slowTicks))
+			w.RunUntil(kgviz.Stable())
+			w.SlowNext("S2").RunUntil(kgviz.SlowStarted("S2"))
+			slow := shareEvents(w, kgviz.EvSlowStart, "")
+			require.Len(t, slow, 1)
+			rec := slow[0].Record
+			w.RunUntil(kgviz.Processed("S2", rec)).RunUntil(kgviz.ShareGroupDone("workers")).RunFor(4)
+			require.NoError(t, w.Err())
+
+			rel := shareEvents(w, kgviz.EvShareReleased, rec)
+			require.Len(t, rel, 1)
+			assert.Equal(t, kgviz.ReasonLockTimeout, rel[0].Reason)
+			acq := shareEvents(w, kgviz.EvShareAcquired, rec)
+			require.Len(t, acq, 2)
+			assert.Equal(t, []string{"S2", acq[1].Member}, []string{acq[0].Member, acq[1].Member})
+			assert.NotEqual(t, "S2", acq[1].Member)
+			assert.Equal(t, 2, acq[1].Count)
+
+			var refused []kgviz.Event
+			for _, e := range w.Events() {
+				if e.Type == kgviz.EvCommitFailed && e.Member == "S2" {
+					refused = append(refused, e)
+				}
+			}
+			if tt.refused {
+				require.NotEmpty(t, refused, "S2's late ACCEPT is refused")
+				assert.Equal(t, kgviz.INVALID_RECORD_STATE, refused[0].Error)
+				assert.Equal(t, kgviz.InvalidRecordStateException, refused[0].Exception)
+				assert.Greater(t, refused[0].Tick, rel[0].Tick)
+				assert.NotEmpty(t, w.Refusals("S2", kgviz.AnyAPI), "the refusal is on the wire")
+			} else {
+				assert.Empty(t, refused, "S2's late ACCEPT of records below SPSO is no error")
+				assert.Empty(t, w.Refusals("S2", kgviz.AnyAPI))
+				sp, err := w.SharePartition("workers", acq[0].Partition)
+				require.NoError(t, err)
+				assert.Greater(t, sp.StartOffset, acq[0].Offset, "SPSO had moved past the record")
+			}
+			assert.ElementsMatch(t, []string{"S2", acq[1].Member}, shareProcessedBy(w)[rec], "processed twice")
+			ack := shareEvents(w, kgviz.EvShareAcknowledged, rec)
+			require.Len(t, ack, 1)
+			assert.Equal(t, acq[1].Member, ack[0].Member, "the second holder's ACCEPT counts")
+		})
+	}
 }
 
 // A poison record: in explicit mode RELEASE delivers it again until the

@@ -2,7 +2,6 @@ package kgviz_test
 
 import (
 	"fmt"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -29,99 +28,110 @@ import (
 // change of state on the broker, the members' assignments, processing,
 // crashes and refused acknowledgements.
 func TestShareTranscripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/share/*.txt")
-	if err != nil || len(files) == 0 {
-		t.Fatalf("no transcripts found: %v", err)
+	runTranscripts(t, "testdata/share/*.txt", map[string]transcriptCommand{
+		"world":     shareWorldCommand,
+		"script":    shareScriptCommand,
+		"partition": sharePartitionCommand,
+		"records":   shareRecordsCommand,
+	})
+}
+
+// shareWorldCommand: world partitions=2 records=8 [lock=10] [limit=5]
+// [poison=t0.3] [reset=latest].
+func shareWorldCommand(t *testing.T, td *datadriven.TestData, w **kgviz.World) string {
+	opts := []kgviz.Option{kgviz.WithOnlyTopics()}
+	partitions := 2
+	for _, a := range td.CmdArgs {
+		v := a.Vals[0]
+		switch a.Key {
+		case "partitions":
+			partitions = atoi(t, td, "partitions", v)
+		case "records":
+			opts = append(opts, kgviz.WithRecords(atoi(t, td, "records", v)))
+		case "lock":
+			opts = append(opts, kgviz.WithRecordLockDuration(atoi(t, td, "lock", v)))
+		case "limit":
+			opts = append(opts, kgviz.WithDeliveryCountLimit(atoi(t, td, "limit", v)))
+		case "reset":
+			opts = append(opts, kgviz.WithShareAutoOffsetReset(v))
+		case "poison":
+			part, off, ok := strings.Cut(v, ".")
+			if !ok {
+				td.Fatalf(t, "poison=%s: want partition.offset", v)
+			}
+			opts = append(opts, kgviz.WithPoisonRecords(part, atoi(t, td, "poison", off)))
+		default:
+			td.Fatalf(t, "unknown world argument %q", a.Key)
+		}
 	}
-	for _, path := range files {
-		t.Run(filepath.Base(path), func(t *testing.T) {
-			var w *kgviz.World
-			datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-				switch td.Cmd {
-				case "world":
-					opts := []kgviz.Option{kgviz.WithOnlyTopics()}
-					partitions := 2
-					for _, a := range td.CmdArgs {
-						v := a.Vals[0]
-						switch a.Key {
-						case "partitions":
-							partitions = atoi(t, td, "partitions", v)
-						case "records":
-							opts = append(opts, kgviz.WithRecords(atoi(t, td, "records", v)))
-						case "lock":
-							opts = append(opts, kgviz.WithRecordLockDuration(atoi(t, td, "lock", v)))
-						case "limit":
-							opts = append(opts, kgviz.WithDeliveryCountLimit(atoi(t, td, "limit", v)))
-						case "reset":
-							opts = append(opts, kgviz.WithShareAutoOffsetReset(v))
-						case "poison":
-							part, off, ok := strings.Cut(v, ".")
-							if !ok {
-								td.Fatalf(t, "poison=%s: want partition.offset", v)
-							}
-							opts = append(opts, kgviz.WithPoisonRecords(part, atoi(t, td, "poison", off)))
-						default:
-							td.Fatalf(t, "unknown world argument %q", a.Key)
-						}
-					}
-					w = kgviz.NewWorld(append(opts, kgviz.WithTopic("t", partitions, "t"))...)
-					return errOrOK(w)
-				case "script":
-					start := w.EventCount()
-					for _, line := range strings.Split(strings.TrimSpace(td.Input), "\n") {
-						shareLine(t, td, w, strings.Fields(line))
-					}
-					var b strings.Builder
-					for _, e := range w.EventsSince(start) {
-						if shareShown(e) {
-							b.WriteString(strings.TrimRight(e.String(), " ") + "\n")
-						}
-					}
-					return b.String() + errOrOK(w)
-				case "partition":
-					var part string
-					td.ScanArgs(t, "partition", &part)
-					tick := w.Now()
-					if td.HasArg("tick") {
-						td.ScanArgs(t, "tick", &tick)
-					}
-					st, err := w.SharePartitionAt("workers", part, tick)
-					if err != nil {
-						return "error: " + err.Error() + "\n"
-					}
-					var b strings.Builder
-					fmt.Fprintf(&b, "tick %d: share-partition workers/%s SPSO=%d SPEO=%d\n", tick, st.Partition, st.StartOffset, st.EndOffset)
-					for _, r := range st.Records {
-						fmt.Fprintf(&b, "  %d %s %s delivery=%d", r.Offset, r.Record, r.State, r.DeliveryCount)
-						if r.State == kgviz.RecordAcquired {
-							fmt.Fprintf(&b, " holder=%s lock-until=%d", r.Holder, r.LockDeadline)
-						}
-						b.WriteString("\n")
-					}
-					return b.String()
-				case "records":
-					hist, err := w.ShareRecords("workers")
-					if err != nil {
-						return "error: " + err.Error() + "\n"
-					}
-					var b strings.Builder
-					for _, h := range hist {
-						fmt.Fprintf(&b, "%s %s delivery=%d acquired-by=%s", h.Record, h.State, h.DeliveryCount, strings.Join(h.AcquiredBy, ","))
-						if h.AcknowledgedBy != "" {
-							fmt.Fprintf(&b, " acknowledged-by=%s", h.AcknowledgedBy)
-						}
-						if h.Reason != "" {
-							fmt.Fprintf(&b, " (%s)", h.Reason)
-						}
-						b.WriteString("\n")
-					}
-					return b.String()
-				}
-				td.Fatalf(t, "unknown command %q", td.Cmd)
-				return ""
-			})
-		})
+	*w = kgviz.NewWorld(append(opts, kgviz.WithTopic("t", partitions, "t"))...)
+	return errOrOK(*w)
+}
+
+// shareScriptCommand runs a script's lines and prints the share group's
+// story (shareShown).
+func shareScriptCommand(t *testing.T, td *datadriven.TestData, wp **kgviz.World) string {
+	w := *wp
+	if w == nil {
+		td.Fatalf(t, "script before world")
 	}
+	start := w.EventCount()
+	for _, line := range strings.Split(strings.TrimSpace(td.Input), "\n") {
+		shareLine(t, td, w, strings.Fields(line))
+	}
+	var b strings.Builder
+	for _, e := range w.EventsSince(start) {
+		if shareShown(e) {
+			b.WriteString(strings.TrimRight(e.String(), " ") + "\n")
+		}
+	}
+	return b.String() + errOrOK(w)
+}
+
+// sharePartitionCommand: partition t0 [tick=N]: the share-partition (SPSO,
+// SPEO, in-flight records).
+func sharePartitionCommand(t *testing.T, td *datadriven.TestData, wp **kgviz.World) string {
+	w := *wp
+	var part string
+	td.ScanArgs(t, "partition", &part)
+	tick := w.Now()
+	if td.HasArg("tick") {
+		td.ScanArgs(t, "tick", &tick)
+	}
+	st, err := w.SharePartitionAt("workers", part, tick)
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	var b strings.Builder
+	fmt.Fprintf(&b, "tick %d: share-partition workers/%s SPSO=%d SPEO=%d\n", tick, st.Partition, st.StartOffset, st.EndOffset)
+	for _, r := range st.Records {
+		fmt.Fprintf(&b, "  %d %s %s delivery=%d", r.Offset, r.Record, r.State, r.DeliveryCount)
+		if r.State == kgviz.RecordAcquired {
+			fmt.Fprintf(&b, " holder=%s lock-until=%d", r.Holder, r.LockDeadline)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
+}
+
+// shareRecordsCommand: records: what became of every record.
+func shareRecordsCommand(t *testing.T, td *datadriven.TestData, wp **kgviz.World) string {
+	hist, err := (*wp).ShareRecords("workers")
+	if err != nil {
+		return "error: " + err.Error() + "\n"
+	}
+	var b strings.Builder
+	for _, h := range hist {
+		fmt.Fprintf(&b, "%s %s delivery=%d acquired-by=%s", h.Record, h.State, h.DeliveryCount, strings.Join(h.AcquiredBy, ","))
+		if h.AcknowledgedBy != "" {
+			fmt.Fprintf(&b, " acknowledged-by=%s", h.AcknowledgedBy)
+		}
+		if h.Reason != "" {
+			fmt.Fprintf(&b, " (%s)", h.Reason)
+		}
+		b.WriteString("\n")
+	}
+	return b.String()
 }
 
 func shareLine(t *testing.T, td *datadriven.TestData, w *kgviz.World, f []string) {

@@ -281,6 +281,15 @@ func (g *stickyGroup) claimsOf(m int, owned []TopicPartition) []int32 {
 // members"); a lower one does nothing. The generation compared with is the
 // previous claimant's Subscription.generationId.
 func (g *stickyGroup) resolveClaims() {
+	g.compareSubscriptions()
+	g.settleClaims()
+}
+
+// compareSubscriptions is the first half of the loop of
+// AbstractStickyAssignor.allSubscriptionsEqual over the members: does this
+// member's subscription equal the others' (isAllSubscriptionsEqual), and
+// the highest generation seen (maxGeneration).
+func (g *stickyGroup) compareSubscriptions() {
 	n := g.n()
 	g.equal = true
 	g.maxGen = -1
@@ -322,7 +331,14 @@ func (g *stickyGroup) resolveClaims() {
 		}
 		g.maxGen = max(g.maxGen, g.gen[m])
 	}
+}
 
+// settleClaims is the second half of that loop: each member's owned
+// partitions against allPreviousPartitionsToOwner, which a higher
+// generation takes over and which go to partitionsWithMultiplePreviousOwners
+// (the same generation claimed twice).
+func (g *stickyGroup) settleClaims() {
+	n := g.n()
 	size := g.size()
 	var prevOwner []int32
 	for m := range n {

@@ -18,7 +18,32 @@ import (
 // a "world" directive builds a world, each "script" directive runs its lines
 // and prints what happened, one request, response or state change per line.
 func TestTranscripts(t *testing.T) {
-	files, err := filepath.Glob("testdata/transcripts/*.txt")
+	runTranscripts(t, "testdata/transcripts/*.txt", map[string]transcriptCommand{
+		"world": func(t *testing.T, td *datadriven.TestData, w **kgviz.World) string {
+			*w = kgviz.NewWorld(worldOptions(t, td)...)
+			return errOrOK(*w)
+		},
+		"script": scriptCommand,
+		"demo":   demoCommand,
+		"state": func(t *testing.T, td *datadriven.TestData, w **kgviz.World) string {
+			if *w == nil {
+				td.Fatalf(t, "state before world")
+			}
+			return fmt.Sprintf("tick=%d state=%s generation=%d leader=%s assignment=%v\n%s\n",
+				(*w).Now(), (*w).GroupState(), (*w).Generation(), (*w).Leader(), (*w).Assignment(), (*w).Stats())
+		},
+	})
+}
+
+// transcriptCommand is one command of a transcript file; w is the world the
+// file's commands so far built (a "world" command sets it).
+type transcriptCommand func(t *testing.T, td *datadriven.TestData, w **kgviz.World) string
+
+// runTranscripts is the one runner of kgviz's golden transcripts
+// (TestTranscripts, TestShareTranscripts): every file of glob, each
+// directive given to its command; an unknown command fails.
+func runTranscripts(t *testing.T, glob string, commands map[string]transcriptCommand) {
+	files, err := filepath.Glob(glob)
 	if err != nil || len(files) == 0 {
 		t.Fatalf("no transcripts found: %v", err)
 	}
@@ -26,58 +51,56 @@ func TestTranscripts(t *testing.T) {
 		t.Run(filepath.Base(path), func(t *testing.T) {
 			var w *kgviz.World
 			datadriven.RunTest(t, path, func(t *testing.T, td *datadriven.TestData) string {
-				switch td.Cmd {
-				case "world":
-					w = kgviz.NewWorld(worldOptions(t, td)...)
-					return errOrOK(w)
-				case "script":
-					if w == nil {
-						td.Fatalf(t, "script before world")
-					}
-					families := map[string]bool{kgviz.FamilyGroup: true, kgviz.FamilyOffsets: true}
-					// "assignments": the members' EvAssigned and EvRevoked too (KIP-848's
-					// per-member reconciliation).
-					_, assignments := td.Arg("assignments")
-					if arg, ok := td.Arg("families"); ok {
-						families = map[string]bool{}
-						for _, v := range arg.Vals {
-							if !knownFamilies[v] {
-								td.Fatalf(t, "unknown API family %q", v)
-							}
-							families[v] = true
-						}
-					}
-					start := w.EventCount()
-					for _, line := range strings.Split(strings.TrimSpace(td.Input), "\n") {
-						runLine(t, td, w, strings.Fields(line))
-					}
-					return transcript(w.EventsSince(start), families, assignments) + errOrOK(w)
-				case "demo":
-					// demo name=NAME: one of DEMOS.md's twelve worlds (package
-					// scenarios), run as the report runs it, and its whole story:
-					// every request and answer but Fetch, every state change.
-					var name string
-					td.ScanArgs(t, "name", &name)
-					d, ok := scenarios.Find(name)
-					if !ok {
-						td.Fatalf(t, "no demo %q", name)
-					}
-					w = d.World()
-					families := map[string]bool{kgviz.FamilyGroup: true, kgviz.FamilyOffsets: true, kgviz.FamilyProduce: true,
-						kgviz.FamilyTransactions: true}
-					return transcript(w.EventsSince(0), families, true) + errOrOK(w)
-				case "state":
-					if w == nil {
-						td.Fatalf(t, "state before world")
-					}
-					return fmt.Sprintf("tick=%d state=%s generation=%d leader=%s assignment=%v\n%s\n",
-						w.Now(), w.GroupState(), w.Generation(), w.Leader(), w.Assignment(), w.Stats())
+				cmd, ok := commands[td.Cmd]
+				if !ok {
+					td.Fatalf(t, "unknown command %q", td.Cmd)
 				}
-				td.Fatalf(t, "unknown command %q", td.Cmd)
-				return ""
+				return cmd(t, td, &w)
 			})
 		})
 	}
+}
+
+// scriptCommand runs a script's lines and prints what happened.
+func scriptCommand(t *testing.T, td *datadriven.TestData, wp **kgviz.World) string {
+	w := *wp
+	if w == nil {
+		td.Fatalf(t, "script before world")
+	}
+	families := map[string]bool{kgviz.FamilyGroup: true, kgviz.FamilyOffsets: true}
+	// "assignments": the members' EvAssigned and EvRevoked too (KIP-848's
+	// per-member reconciliation).
+	_, assignments := td.Arg("assignments")
+	if arg, ok := td.Arg("families"); ok {
+		families = map[string]bool{}
+		for _, v := range arg.Vals {
+			if !knownFamilies[v] {
+				td.Fatalf(t, "unknown API family %q", v)
+			}
+			families[v] = true
+		}
+	}
+	start := w.EventCount()
+	for _, line := range strings.Split(strings.TrimSpace(td.Input), "\n") {
+		runLine(t, td, w, strings.Fields(line))
+	}
+	return transcript(w.EventsSince(start), families, assignments) + errOrOK(w)
+}
+
+// demoCommand: demo name=NAME: one of DEMOS.md's twelve worlds (package
+// scenarios), run as the report runs it, and its whole story: every request
+// and answer but Fetch, every state change.
+func demoCommand(t *testing.T, td *datadriven.TestData, wp **kgviz.World) string {
+	var name string
+	td.ScanArgs(t, "name", &name)
+	d, ok := scenarios.Find(name)
+	if !ok {
+		td.Fatalf(t, "no demo %q", name)
+	}
+	*wp = d.World()
+	families := map[string]bool{kgviz.FamilyGroup: true, kgviz.FamilyOffsets: true, kgviz.FamilyProduce: true,
+		kgviz.FamilyTransactions: true}
+	return transcript((*wp).EventsSince(0), families, true) + errOrOK(*wp)
 }
 
 func errOrOK(w *kgviz.World) string {

@@ -41,6 +41,9 @@ type Result struct {
 	// random (a new leader when the old one left), not at a difference.
 	Arbitrary   string
 	Differences []Difference
+	// Share is the count of ShareGroupHeartbeat requests among Compared.
+	Share int
+	kind  string // the kind of world (the test's counts)
 }
 
 // Undocumented is the count of differences no waiver covers.
@@ -167,6 +170,11 @@ func requestLine(it item, kgvizAnswer kafka.Message) map[string]any {
 		if m.TopicPartitions != nil {
 			l["owned"] = assignmentJSON(m.TopicPartitions)
 		}
+	case *broker.ShareGroupHeartbeatRequest:
+		l["api"], l["groupId"], l["memberId"], l["memberEpoch"] = "ShareGroupHeartbeat", m.GroupID, m.MemberID, m.MemberEpoch
+		if m.SubscribedTopicNames != nil {
+			l["topics"] = m.SubscribedTopicNames
+		}
 	case *broker.WriteTxnMarkersRequest:
 		return map[string]any{"op": "marker", "pid": m.ProducerID, "epoch": m.ProducerEpoch, "commit": m.Result == kafka.ControlCommit}
 	}
@@ -194,14 +202,24 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	}
 	// kgviz's removals by timeout, by tick
 	kgvizRemoved := map[int][]string{}
+	phases := phaseTicks{joined: map[[2]int]bool{}, synced: map[int]bool{}}
 	end := 0 // the world's last tick
 	for _, e := range events {
 		end = max(end, e.Tick)
+		switch {
+		case e.Type == kgviz.EvLeader:
+			phases.joined[[2]int{e.Tick, e.Generation}] = true
+		case e.Type == kgviz.EvGroupState && e.GroupState == kafka.GroupStable:
+			phases.synced[e.Tick] = true
+		}
 		if e.Type == kgviz.EvMemberRemoved && (e.Reason == kgviz.ReasonSessionTimeout || e.Reason == kgviz.ReasonJoinTimeout ||
 			e.Reason == kgviz.ReasonSyncTimeout || e.Reason == kgviz.ReasonRebalanceTimeout) {
 			kgvizRemoved[e.Tick] = append(kgvizRemoved[e.Tick], e.MemberID)
 			last = max(last, e.Tick)
 		}
+	}
+	if rec.Ended > end {
+		end = rec.Ended
 	}
 	lines := []string{cfg.initLine()}
 	type lineOf struct {
@@ -254,8 +272,11 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 	ids := map[string]string{}
 	consumerIDs := map[string]bool{}
 	for _, it := range reqs {
-		if r, ok := it.msg.(*broker.ConsumerGroupHeartbeatRequest); ok {
+		switch r := it.msg.(type) {
+		case *broker.ConsumerGroupHeartbeatRequest:
 			consumerIDs[r.MemberID] = true
+		case *broker.ShareGroupHeartbeatRequest:
+			consumerIDs[r.MemberID] = true // KIP-932 (version 1): the member's own id too
 		}
 	}
 	for id, kf := range kafkaAnswers {
@@ -300,6 +321,9 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 				continue
 			}
 			res.Compared++
+			if _, ok := it.msg.(*broker.ShareGroupHeartbeatRequest); ok {
+				res.Share++
+			}
 			kg, okKg := kgvizAnswers[it.id]
 			kf, okKf := kafkaAnswers[it.id]
 			name := describe(it)
@@ -333,6 +357,11 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 							res.Differences[len(res.Differences)-1].Waived = why
 						}
 					}
+					if f[0] == "assignment" {
+						if why := shareStateNotInitialized(it, kf, f[1], f[2]); why != "" && res.Differences[len(res.Differences)-1].Waived == "" {
+							res.Differences[len(res.Differences)-1].Waived = why
+						}
+					}
 					if f[0] == "error" && f[1] == "NONE" && f[2] == "REBALANCE_IN_PROGRESS" {
 						if why := replacedPendingSync(events, emptySync, it.tick); why != "" && res.Differences[len(res.Differences)-1].Waived == "" {
 							res.Differences[len(res.Differences)-1].Waived = why
@@ -341,13 +370,15 @@ func Compare(p *Process, cfg Config, scenario string, rec *Recorder, events []kg
 				}
 			}
 		}
-		if len(res.Differences) > 0 {
+		if len(res.Differences) > 0 || t > end {
+			// kgviz's world stopped before tick t (a random script may end in an error the
+			// engine reports): its timers did not run there, nothing to compare
 			continue
 		}
 		a, b := sortedSet(kgvizRemoved[t]), mapIDs(sortedSet(kafkaRemoved[t]))
 		if a != b {
 			diff(t, "timers", "members removed by a timeout", "["+a+"]", "["+b+"]")
-			if why := sessionFromAnswer(reqs, kgvizAnswers, answeredAt, kgvizRemoved, end, t, a, b); why != "" {
+			if why := sessionFromAnswer(reqs, kgvizAnswers, answeredAt, phases, kgvizRemoved, end, t, a, b); why != "" {
 				res.Differences[len(res.Differences)-1].Waived = why
 			} else if why := revocationFromArrival(reqs, kgvizAnswers, kgvizRemoved, end, revocationTimeout[t], t, a, b); why != "" {
 				res.Differences[len(res.Differences)-1].Waived = why
@@ -491,6 +522,16 @@ func fields(kg kafka.Message, kf oracleResp) [][3]string {
 			}
 			out = append(out, [3]string{"assignment", kgA, oracleTPs(kf.Assignment)})
 		}
+	case *broker.ShareGroupHeartbeatResponse:
+		if ok {
+			kgA := "nil"
+			if r.Assignment != nil {
+				kgA = tpsString(r.Assignment.TopicPartitions)
+			}
+			out = append(out, [3]string{"member epoch", fmt.Sprint(r.MemberEpoch), fmt.Sprint(kf.MemberEpoch)},
+				[3]string{"heartbeat interval ms", fmt.Sprint(r.HeartbeatIntervalMs * TickMs), fmt.Sprint(kf.HeartbeatIntervalMs)},
+				[3]string{"assignment", kgA, oracleTPs(kf.Assignment)})
+		}
 	}
 	return out
 }
@@ -515,6 +556,14 @@ func waived(ws []Waiver, version string, d Difference) string {
 	return ""
 }
 
+// phaseTicks are the ticks at which kgviz's coordinator completed a classic
+// group's join phase (joined: tick and the generation it began) or sync
+// phase (synced: the group became Stable).
+type phaseTicks struct {
+	joined map[[2]int]bool
+	synced map[int]bool
+}
+
 // SessionFromAnswer is the reason of the one difference of timing kgviz
 // keeps on purpose (docs/simplifications.md, "A session restarted by a
 // JoinGroup or SyncGroup answer"): when the coordinator answers a parked
@@ -522,17 +571,21 @@ func waived(ws []Waiver, version string, d Difference) string {
 // restarts the member's session at that request's time
 // (completeClassicGroupJoin, propagateAssignment: rescheduleClassicGroupMemberHeartbeat),
 // which the oracle dates at its send tick; kgviz restarts it at the tick it
-// answers, one later.
+// answers, one later. The member whose own JoinGroup completed the phase is
+// one of them: Kafka restarts its session at that JoinGroup's time (its send
+// tick), kgviz at the tick it answers it, its arrival.
 const SessionFromAnswer = "a session restarted by a JoinGroup or SyncGroup answer counts from the answer's tick in kgviz, one tick after Kafka"
 
 // sessionFromAnswer says whether a timers difference at tick t (kgviz removed
 // the members kg, Kafka kf) is that one, member by member and by value: every
 // member only Kafka removed was last heard from through a parked request
-// answered at tick a, with a - 1 + its session timeout = t (Kafka's
-// deadline), and kgviz either removes it by its session timeout at t+1 or
-// hears from it at t+1 (a request sent at t, which Kafka's timer beat), or
-// the world ended at t, before kgviz's deadline.
-func sessionFromAnswer(reqs []item, answers map[int]kafka.Message, answeredAt map[int]int, kgvizRemoved map[int][]string, end, t int, kg, kf string) string {
+// answered at tick a, or through its own JoinGroup that arrived at tick a
+// and completed the join phase there (kgviz's coordinator answered it at
+// once with the generation it began at a: completedJoin), with a - 1 + its
+// session timeout = t (Kafka's deadline), and kgviz either removes it by its
+// session timeout at t+1 or hears from it at t+1 (a request sent at t, which
+// Kafka's timer beat), or the world ended at t, before kgviz's deadline.
+func sessionFromAnswer(reqs []item, answers map[int]kafka.Message, answeredAt map[int]int, phases phaseTicks, kgvizRemoved map[int][]string, end, t int, kg, kf string) string {
 	removed := strings.Fields(kg)
 	var only []string
 	for _, m := range strings.Fields(kf) {
@@ -550,24 +603,43 @@ func sessionFromAnswer(reqs []item, answers map[int]kafka.Message, answeredAt ma
 	}
 	var why []string
 	for _, m := range only {
-		session, heard, answered, next := 0, -1, -1, false
+		session, heard, answered, next, completed := 0, -1, -1, false, ""
 		for _, it := range reqs {
-			mid := ""
+			mid, restarts := "", false // restarts: Kafka restarts the session at the request's time
 			switch r := it.msg.(type) {
 			case *broker.JoinGroupRequest:
-				mid = r.MemberID
-				if jr, ok := answers[it.id].(*broker.JoinGroupResponse); ok && mid == "" {
+				mid, restarts = r.MemberID, true
+				jr, ok := answers[it.id].(*broker.JoinGroupResponse)
+				if ok && mid == "" {
 					mid = jr.MemberID // a new member: its id is in the answer
 				}
 				if mid == m {
 					session = r.SessionTimeout
 				}
+				if mid == m && it.tick <= t && ok && jr.ErrorCode == kafka.NONE && answeredAt[it.id] == it.tick &&
+					phases.joined[[2]int{it.tick, jr.GenerationID}] && it.tick > answered {
+					// its own JoinGroup completed the join phase: answered on arrival
+					answered, completed = it.tick, "JoinGroup completed the join phase"
+				}
 			case *broker.SyncGroupRequest:
+				// A SyncGroup restarts no session when it arrives (classicGroupSyncToClassicGroup):
+				// a parked one keeps the member alive and the answer restarts it
+				// (propagateAssignment); one answered at once in a Stable group does nothing.
 				mid = r.MemberID
+				sr, ok := answers[it.id].(*broker.SyncGroupResponse)
+				if mid == m && it.tick <= t && ok && sr.ErrorCode == kafka.NONE && answeredAt[it.id] == it.tick &&
+					r.Assignments != nil && phases.synced[it.tick] && it.tick > answered {
+					// the leader's own SyncGroup completed the sync phase: answered on arrival
+					answered, completed = it.tick, "SyncGroup completed the sync phase"
+				}
 			case *broker.HeartbeatRequest:
 				mid = r.MemberID
+				code := broker.ErrorOf(answers[it.id])
+				restarts = code == kafka.NONE || code == kafka.REBALANCE_IN_PROGRESS
 			case *broker.OffsetCommitRequest:
-				mid = r.MemberID
+				// OffsetMetadataManager.commitOffset: an accepted commit keeps the session in a
+				// Stable or PreparingRebalance group (a CompletingRebalance one refuses it)
+				mid, restarts = r.MemberID, broker.ErrorOf(answers[it.id]) == kafka.NONE
 			}
 			if mid != m {
 				continue
@@ -578,15 +650,21 @@ func sessionFromAnswer(reqs []item, answers map[int]kafka.Message, answeredAt ma
 			if it.tick > t {
 				continue
 			}
-			heard = max(heard, it.tick-1)
-			if at, ok := answeredAt[it.id]; ok && at > it.tick {
-				answered = max(answered, at) // parked, answered when another request completed the phase
+			if restarts {
+				heard = max(heard, it.tick-1)
+			}
+			if at, ok := answeredAt[it.id]; ok && at > it.tick && at > answered {
+				answered, completed = at, "" // parked, answered when another request completed the phase
 			}
 		}
 		if session == 0 || answered <= heard || answered-1+session != t || !(next || slices.Contains(kgvizRemoved[t+1], m) || end < t+1) {
 			return ""
 		}
-		why = append(why, fmt.Sprintf("%s answered at tick %d, session %d ticks: Kafka's deadline %d, kgviz's %d", m, answered, session, t, t+1))
+		how := "answered"
+		if completed != "" {
+			how = "its own " + completed + ", answered"
+		}
+		why = append(why, fmt.Sprintf("%s %s at tick %d, session %d ticks: Kafka's deadline %d, kgviz's %d", m, how, answered, session, t, t+1))
 	}
 	return SessionFromAnswer + " (" + strings.Join(why, "; ") + ")"
 }
@@ -712,4 +790,33 @@ func fencedBeforeGroup(events []kgviz.Event, req item) string {
 		}
 	}
 	return ""
+}
+
+// ShareStateNotInitialized is the reason of a difference kgviz keeps
+// (docs/simplifications.md, "Compared with Kafka's own group coordinator"):
+// a share group's partitions go to its members only once the share
+// coordinator has initialized their share-group state. The heartbeat that
+// first subscribes the group to a topic is answered with an empty
+// assignment and asks for that initialization
+// (GroupMetadataManager.shareGroupHeartbeat returns the persister's
+// InitializeShareGroupStateParameters; GroupCoordinatorService sends them
+// and then calls GroupCoordinatorShard.initializeShareGroupState); kgviz's
+// share groups have no share coordinator and assign the partitions at once.
+const ShareStateNotInitialized = "a share group's partitions are assigned once the share coordinator initialized their state: Kafka's first heartbeat gets none, kgviz's gets them"
+
+// shareStateNotInitialized says whether an assignment difference on a
+// ShareGroupHeartbeat is that one, by value: kgviz assigned the partitions
+// kg, Kafka none, and every partition of kg is one Kafka's coordinator asked
+// to initialize with this very heartbeat.
+func shareStateNotInitialized(it item, kf oracleResp, kg, kafkaA string) string {
+	if _, ok := it.msg.(*broker.ShareGroupHeartbeatRequest); !ok || kafkaA != "[]" || kf.Initialize == nil || kg == "nil" || kg == "[]" {
+		return ""
+	}
+	asked := strings.Fields(strings.Trim(oracleTPs(kf.Initialize), "[]"))
+	for _, tp := range strings.Fields(strings.Trim(kg, "[]")) {
+		if !slices.Contains(asked, tp) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("%s (kgviz %s, Kafka [] and initializing %s)", ShareStateNotInitialized, kg, oracleTPs(kf.Initialize))
 }

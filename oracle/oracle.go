@@ -61,6 +61,9 @@ type Recorder struct {
 	// Break, if set, may replace an answer before the broker sends it: a
 	// test's way to break one of kgviz's coordinator rules on purpose.
 	Break func(req *broker.Envelope, m kafka.Message) kafka.Message
+	// Ended, if set, is the tick the world stopped at (World.Now): Kafka's
+	// timers are compared up to it (else up to the world's last event).
+	Ended int
 	last  int
 }
 
@@ -107,6 +110,9 @@ func snapshot(m kafka.Message) kafka.Message {
 	case *broker.OffsetFetchRequest:
 		c := *r
 		return &c
+	case *broker.ShareGroupHeartbeatRequest:
+		c := *r
+		return &c
 	}
 	return m
 }
@@ -115,7 +121,7 @@ func groupAPI(m kafka.Message) bool {
 	switch m.(type) {
 	case *broker.JoinGroupRequest, *broker.SyncGroupRequest, *broker.HeartbeatRequest, *broker.LeaveGroupRequest,
 		*broker.OffsetCommitRequest, *broker.OffsetFetchRequest, *broker.TxnOffsetCommitRequest,
-		*broker.ConsumerGroupHeartbeatRequest:
+		*broker.ConsumerGroupHeartbeatRequest, *broker.ShareGroupHeartbeatRequest:
 		return true
 	}
 	return false
@@ -168,13 +174,19 @@ func Build(version string) error {
 
 // Start starts the oracle JVM for version (built by Build).
 func Start(version string) (*Process, error) {
+	return startJVM(version, "-XX:TieredStopAtLevel=1")
+}
+
+// startJVM starts it with more JVM flags (the tests' JVM compiles with C1
+// only, -XX:TieredStopAtLevel=1: short streams; anchor.go's, with C2 too).
+func startJVM(version string, flags ...string) (*Process, error) {
 	root, err := Root()
 	if err != nil {
 		return nil, err
 	}
 	dir := filepath.Join(root, "harness/oracle/target", version)
 	cp := filepath.Join(dir, "kgviz-oracle.jar") + string(os.PathListSeparator) + filepath.Join(dir, "lib", "*")
-	cmd := exec.Command("java", "-Xss4m", "-XX:+UseSerialGC", "-XX:TieredStopAtLevel=1", "-cp", cp, "kgviz.oracle.Oracle")
+	cmd := exec.Command("java", append(append([]string{"-Xss4m", "-XX:+UseSerialGC"}, flags...), "-cp", cp, "kgviz.oracle.Oracle")...)
 	if runtime.NumCPU() > 0 {
 		cmd.Args = slices.Insert(cmd.Args, 1, "-XX:ActiveProcessorCount=1")
 	}
@@ -281,7 +293,11 @@ type oracleResp struct {
 		O     int    `json:"o"`
 		Error int    `json:"error"`
 	} `json:"offsets"`
-	MemberEpoch int `json:"memberEpoch"`
+	MemberEpoch         int `json:"memberEpoch"`
+	HeartbeatIntervalMs int `json:"heartbeatIntervalMs"`
+	// Initialize: the share-partitions whose state Kafka's coordinator asked
+	// the share coordinator to initialize with this ShareGroupHeartbeat.
+	Initialize *tps `json:"initialize"`
 }
 
 // Config is what the oracle's coordinator is configured with: kgviz's defaults.
@@ -291,13 +307,19 @@ type Config struct {
 	// ConsumerSessionTimeout and ConsumerHeartbeatInterval are KIP-848's
 	// group.consumer.session.timeout.ms and heartbeat.interval.ms, in ticks.
 	ConsumerSessionTimeout, ConsumerHeartbeatInterval int
+	// ShareSessionTimeout and ShareHeartbeatInterval are KIP-932's
+	// group.share.session.timeout.ms and group.share.heartbeat.interval.ms,
+	// in ticks (broker.DefaultShareGroupConfig: 6 and 1).
+	ShareSessionTimeout, ShareHeartbeatInterval int
 	// Effects: report the members each timer removes (off for timing runs).
 	NoEffects bool
 }
 
 // DefaultConfig is a world's: orders (3), payments (3), invoices (1); KIP-848 session 6 ticks, heartbeat 1.
 func DefaultConfig() Config {
-	return Config{Topics: map[string]int{"orders": 3, "payments": 3, "invoices": 1}, ConsumerSessionTimeout: 6, ConsumerHeartbeatInterval: 1}
+	share := broker.DefaultShareGroupConfig()
+	return Config{Topics: map[string]int{"orders": 3, "payments": 3, "invoices": 1}, ConsumerSessionTimeout: 6, ConsumerHeartbeatInterval: 1,
+		ShareSessionTimeout: share.SessionTimeout, ShareHeartbeatInterval: share.HeartbeatInterval}
 }
 
 func (c Config) initLine() string {
@@ -321,6 +343,13 @@ func (c Config) initLine() string {
 			"group.consumer.heartbeat.interval.ms":     c.ConsumerHeartbeatInterval * TickMs,
 			"group.consumer.max.session.timeout.ms":    max(60000, c.ConsumerSessionTimeout*TickMs),
 			"group.consumer.max.heartbeat.interval.ms": max(15000, c.ConsumerHeartbeatInterval*TickMs),
+			// KIP-932's share groups, kgviz's defaults (broker.DefaultShareGroupConfig)
+			"group.share.min.session.timeout.ms":    TickMs,
+			"group.share.min.heartbeat.interval.ms": TickMs,
+			"group.share.session.timeout.ms":        c.ShareSessionTimeout * TickMs,
+			"group.share.heartbeat.interval.ms":     c.ShareHeartbeatInterval * TickMs,
+			"group.share.max.session.timeout.ms":    max(60000, c.ShareSessionTimeout*TickMs),
+			"group.share.max.heartbeat.interval.ms": max(15000, c.ShareHeartbeatInterval*TickMs),
 		}}
 	b, _ := json.Marshal(init)
 	return string(b)

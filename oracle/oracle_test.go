@@ -3,6 +3,7 @@ package oracle
 import (
 	"fmt"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -73,6 +74,27 @@ func worlds() []world {
 	return ws
 }
 
+// worldEvents are a world's events.
+func worldEvents(w *kgviz.World) []kgviz.Event {
+	var ev []kgviz.Event
+	for _, e := range w.Events() {
+		ev = append(ev, e)
+	}
+	return ev
+}
+
+// worldConfig is DefaultConfig with the world's own topics.
+func worldConfig(w *kgviz.World) Config {
+	cfg := DefaultConfig()
+	cfg.Topics = map[string]int{}
+	for name, n := range w.BrokerState().Topics() {
+		if !strings.HasPrefix(name, "__") {
+			cfg.Topics[name] = n
+		}
+	}
+	return cfg
+}
+
 func enabled(t *testing.T) {
 	if os.Getenv("KGVIZ_ORACLE") != "1" {
 		t.Skip("KGVIZ_ORACLE=1 (make test-oracle) runs Kafka's group coordinator (harness/oracle, a JDK and Maven)")
@@ -99,7 +121,10 @@ func start(t *testing.T, v string) *Process {
 	return p
 }
 
-type counts struct{ compared, differ, undocumented, after, worlds, diverged, arbitrary int }
+type counts struct {
+	compared, differ, undocumented, after, worlds, diverged, arbitrary int
+	byKind                                                             map[string][2]int // worlds and requests compared, by kind
+}
 
 // dump, if KGVIZ_ORACLE_DUMP names a file, gets every difference, one a line.
 var dump *os.File
@@ -112,6 +137,15 @@ func (c *counts) add(t *testing.T, r Result) {
 	}
 	c.compared += r.Compared
 	c.after += r.After
+	if c.byKind == nil {
+		c.byKind = map[string][2]int{}
+	}
+	k := c.byKind[r.kind]
+	c.byKind[r.kind] = [2]int{k[0] + 1, k[1] + r.Compared}
+	if r.Share > 0 {
+		k := c.byKind["ShareGroupHeartbeat"]
+		c.byKind["ShareGroupHeartbeat"] = [2]int{0, k[1] + r.Share}
+	}
 	c.worlds++
 	if len(r.Differences) > 0 {
 		c.diverged++
@@ -132,6 +166,7 @@ func (c *counts) add(t *testing.T, r Result) {
 func run(t *testing.T, p *Process, name string, f func(opts ...kgviz.Option) *kgviz.World, c *counts) {
 	rec := &Recorder{}
 	w := f(kgviz.WithBrokerTap(rec))
+	rec.Ended = w.Now()
 	if w.Err() != nil && !strings.HasPrefix(name, "random-") {
 		t.Fatalf("%s: %v", name, w.Err())
 	}
@@ -141,39 +176,61 @@ func run(t *testing.T, p *Process, name string, f func(opts ...kgviz.Option) *kg
 	for _, e := range w.Events() {
 		ev = append(ev, e)
 	}
-	r, err := Compare(p, DefaultConfig(), name, rec, ev, Waivers)
+	r, err := Compare(p, worldConfig(w), name, rec, ev, Waivers)
 	if err != nil {
 		t.Fatal(err)
+	}
+	r.kind = "named worlds"
+	switch {
+	case strings.HasPrefix(name, "random-"):
+		r.kind = "random scripts"
+	case strings.Contains(name, "share-"):
+		r.kind = "share worlds"
 	}
 	c.add(t, r)
 }
 
-// TestOracle: every world above (the demos, KIP-848, the capstone's crash
-// points), each request answered by kgviz's coordinator and by Kafka's, on
-// every Kafka version; fails on a difference no waiver names.
+// TestOracle (make test-oracle): every world above (the demos, KIP-848, the
+// capstone's crash points), the share-group worlds (share_test.go) and
+// KGVIZ_ORACLE_RANDOM (default 1000) random scripts, each request answered
+// by kgviz's coordinator and by Kafka's, on every Kafka version; fails on a
+// difference no waiver names.
 func TestOracle(t *testing.T) {
 	enabled(t)
 	compareAll(t, func(yield func(string, func(...kgviz.Option) *kgviz.World)) {
-		for _, w := range worlds() {
+		for _, w := range append(worlds(), shareWorlds()...) {
 			yield(w.name, w.run)
 		}
+		randomScripts(yield)
 	})
 }
 
-// TestOracleRandom: KGVIZ_ORACLE_RANDOM (default 1000) random scripts of
-// valid operations on every Kafka version (make test-oracle-random).
+// TestOracleRandom (make test-oracle-random): the random scripts alone,
+// KGVIZ_ORACLE_RANDOM of them (default 1000; more for a longer run), or
+// KGVIZ_ORACLE_SEEDS=543,959 for those.
 func TestOracleRandom(t *testing.T) {
 	enabled(t)
+	compareAll(t, randomScripts)
+}
+
+func randomScripts(yield func(string, func(...kgviz.Option) *kgviz.World)) {
 	n := 1000
 	if s := os.Getenv("KGVIZ_ORACLE_RANDOM"); s != "" {
 		n, _ = strconv.Atoi(s)
 	}
-	compareAll(t, func(yield func(string, func(...kgviz.Option) *kgviz.World)) {
-		for seed := 0; seed < n; seed++ {
-			s := int64(seed)
-			yield(fmt.Sprintf("random-%d", seed), func(o ...kgviz.Option) *kgviz.World { return randomWorld(s, o...) })
+	var only []int // KGVIZ_ORACLE_SEEDS=543,959: those scripts only
+	for _, f := range strings.FieldsFunc(os.Getenv("KGVIZ_ORACLE_SEEDS"), func(r rune) bool { return r == ',' || r == ' ' }) {
+		if s, err := strconv.Atoi(f); err == nil {
+			only = append(only, s)
 		}
-	})
+	}
+	for seed := 0; seed < n; seed++ {
+		if len(only) > 0 && !slices.Contains(only, seed) {
+			continue
+		}
+		s := int64(seed)
+		yield(fmt.Sprintf("random-%d", seed), func(o ...kgviz.Option) *kgviz.World { return randomWorld(s, o...) })
+	}
 }
 
 func compareAll(t *testing.T, each func(yield func(string, func(...kgviz.Option) *kgviz.World))) {
@@ -194,6 +251,17 @@ func compareAll(t *testing.T, each func(yield func(string, func(...kgviz.Option)
 			each(func(name string, f func(...kgviz.Option) *kgviz.World) { run(t, p, name, f, &c) })
 			fmt.Printf("Kafka %s: requests compared: %d, differ: %d, undocumented: %d (%d worlds: %d compared up to a first difference, %d up to a leader Kafka chose at random; %d requests after those not compared)\n",
 				v, c.compared, c.differ, c.undocumented, c.worlds, c.diverged, c.arbitrary, c.after)
+			var kinds []string
+			for _, k := range []string{"named worlds", "share worlds", "random scripts", "ShareGroupHeartbeat"} {
+				if n, ok := c.byKind[k]; ok {
+					if k == "ShareGroupHeartbeat" {
+						kinds = append(kinds, fmt.Sprintf("%d ShareGroupHeartbeat", n[1]))
+					} else {
+						kinds = append(kinds, fmt.Sprintf("%s %d (%d requests)", k, n[0], n[1]))
+					}
+				}
+			}
+			fmt.Printf("Kafka %s: compared by kind: %s\n", v, strings.Join(kinds, ", "))
 		})
 	}
 }

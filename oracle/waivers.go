@@ -12,4 +12,6 @@ var Waivers = []Waiver{
 	// every scenario (a difference of the Kafka version, not of a world)
 	{Versions: []string{"4.4.0"}, API: "ConsumerGroupHeartbeat", Field: "member epoch", Kgviz: "1", Kafka: "2",
 		Reason: "Kafka 4.4 answers a new member's first heartbeat at epoch 2"},
+	{Versions: []string{"4.4.0"}, API: "ShareGroupHeartbeat", Field: "member epoch", Kgviz: "1", Kafka: "2",
+		Reason: "Kafka 4.4 answers a new share group member's first heartbeat at epoch 2"},
 }

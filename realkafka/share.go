@@ -209,7 +209,7 @@ type shareRun struct {
 	archivedAt  map[string]int    // record -> the delivery count when archived
 	archiveTick map[string]float64
 	failed      string         // the member that crashed or stalled
-	failure     string         // "crashed" or "stalled"
+	failure     string         // "crashed", "froze" or "stalled"
 	failTick    float64        // when
 	holding     []string       // the records it held then
 	perPart     map[string]int // partition -> members assigned, once the group is stable
@@ -247,6 +247,8 @@ func realShareRun(r *ShareRecording) *shareRun {
 			}
 		case "crash":
 			s.failed, s.failure, s.failTick, s.holding = e.Member, "crashed", e.Tick, append([]string(nil), e.Holding...)
+		case "freeze":
+			s.failed, s.failure, s.failTick, s.holding = e.Member, "froze", e.Tick, append([]string(nil), e.Holding...)
 		case "slow-start":
 			if s.failed == "" {
 				s.failed, s.failure, s.failTick, s.holding = e.Member, "stalled", e.Tick, lastBatch[e.Member]

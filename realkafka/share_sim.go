@@ -12,15 +12,20 @@ import (
 )
 
 // shareScenarios: the member options each scenario adds to every member, and
-// whether C2 crashes holding its first batch.
+// whether C2 crashes holding its first batch (the harness: Runtime.halt, the
+// OS closes its sockets; kgviz: Crash), stalls in its application thread over
+// its first record while its client heartbeats (the harness: Thread.sleep;
+// kgviz: SlowNext), or freezes holding its first batch (the harness: SIGSTOP
+// of the member's JVM, sockets open, no heartbeats; kgviz: Freeze).
 var shareScenarios = map[string]struct {
-	opts        []kgviz.Option
-	crash, slow string
+	opts                []kgviz.Option
+	crash, slow, freeze string
 }{
 	"share-implicit": {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Implicit)}},
 	"share-explicit": {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit)}},
 	"share-crash":    {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Implicit)}, crash: "C2"},
 	"share-slow":     {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit)}, slow: "C2"},
+	"share-freeze":   {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit)}, freeze: "C2"},
 	"share-poison":   {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit), kgviz.WithPoisonRecords("o0", 2), kgviz.WithPoisonAcknowledge(kgviz.Release)}},
 	"share-reject":   {opts: []kgviz.Option{kgviz.WithAcknowledgement(kgviz.Explicit), kgviz.WithPoisonRecords("o1", 4), kgviz.WithPoisonAcknowledge(kgviz.Reject)}},
 }
@@ -34,13 +39,14 @@ const shareGroupID = "workers"
 // SimShareWorld runs share scenario id on a kgviz World built with the
 // recorded world's settings (partitions, records, members, lock duration and
 // delivery count limit in ticks), until every record is acknowledged or
-// archived and a quiet lock duration after.
-func SimShareWorld(id string, sw ShareWorld) (*kgviz.World, map[string]int, error) {
+// archived and a quiet lock duration after. worldOpts are added to the
+// world's options (the oracle's broker tap: oracle/).
+func SimShareWorld(id string, sw ShareWorld, worldOpts ...kgviz.Option) (*kgviz.World, map[string]int, error) {
 	sc, ok := shareScenarios[id]
 	if !ok {
 		return nil, nil, fmt.Errorf("share scenario %q: no simulated script (have %v)", id, ShareScenarios())
 	}
-	w := newShareWorld(sw)
+	w := newShareWorld(sw, worldOpts...)
 	opts := append([]kgviz.Option{kgviz.ShareGroup(shareGroupID), kgviz.WithRecordLockDuration(sw.LockTicks),
 		kgviz.WithDeliveryCountLimit(sw.DeliveryCountLimit)}, sc.opts...)
 	for _, m := range sw.Members {
@@ -52,6 +58,9 @@ func SimShareWorld(id string, sw ShareWorld) (*kgviz.World, map[string]int, erro
 	}
 	if sc.crash != "" {
 		w.Crash(sc.crash, kgviz.AfterRecords(0))
+	}
+	if sc.freeze != "" {
+		w.Freeze(sc.freeze, kgviz.AfterRecords(0))
 	}
 	if sc.slow != "" {
 		w.SlowNext(sc.slow)
@@ -107,6 +116,8 @@ func simShareRun(w *kgviz.World, perPart map[string]int, sw ShareWorld) (*shareR
 			s.failed, s.failTick, s.failure = e.Member, float64(e.Tick), "crashed"
 			if e.Type == kgviz.EvSlowStart {
 				s.failure = "stalled"
+			} else if e.Frozen() {
+				s.failure = "froze"
 			}
 			for _, d := range s.deliveries {
 				if d.member == e.Member && !acked[d.record] {
@@ -156,8 +167,9 @@ func shareSettled(w *kgviz.World, members []string) bool {
 	return true
 }
 
-func newShareWorld(sw ShareWorld) *kgviz.World {
-	return kgviz.NewWorld(kgviz.WithOnlyTopics(), kgviz.WithTopic("orders", sw.Partitions, "o"), kgviz.WithRecords(sw.RecordsPerPartition))
+func newShareWorld(sw ShareWorld, opts ...kgviz.Option) *kgviz.World {
+	return kgviz.NewWorld(append([]kgviz.Option{kgviz.WithOnlyTopics(), kgviz.WithTopic("orders", sw.Partitions, "o"),
+		kgviz.WithRecords(sw.RecordsPerPartition)}, opts...)...)
 }
 
 // settledShareAssignment: members per partition once every member joined at one member

@@ -25,6 +25,7 @@ Jupyter's config, data and runtime dirs are temporary (the user's own settings a
 read or written), the notary database is in memory, and autosave is off.
 """
 
+import contextlib
 import json
 import os
 import re
@@ -139,19 +140,22 @@ class Lab:
         return f"{self.base}lab/workspaces/{workspace}/tree/{path}?token={self.token}"
 
 
-@pytest.fixture(scope="module")
-def lab(tmp_path_factory):
+@contextlib.contextmanager
+def running_lab(state: Path, files: list[Path], expose_app: bool = True, env_extra: dict | None = None):
+    """JupyterLab started by scripts/lab.sh on a fresh root <repo>/e2e-tmp-<pid> holding copies of `files`, with its
+    own Jupyter state under `state` and autosave off; yields a Lab, then shuts the kernels and the server down and
+    removes the root. expose_app=False leaves --LabApp.expose_app_in_browser to the venv's configuration
+    (scripts/setup.sh writes it there). Shared by test_browser_lab.py and test_browser_predictions.py."""
     # Leftovers of runs that were killed before their cleanup (only e2e-tmp-<pid> of dead processes).
     for d in ROOT.glob(WORK_PREFIX + "*"):
         m = re.fullmatch(re.escape(WORK_PREFIX) + r"(\d+)", d.name)
         if m and d.is_dir() and not pid_alive(int(m.group(1))):
             shutil.rmtree(d, ignore_errors=True)
-    state = tmp_path_factory.mktemp("lab")
     work = ROOT / f"{WORK_PREFIX}{os.getpid()}"
     shutil.rmtree(work, ignore_errors=True)
     work.mkdir()
-    for name in [DEMO] + COURSE_SCREENS:
-        shutil.copy(ROOT / "solutions" / name, work / name)
+    for f in files:
+        shutil.copy(f, work / f.name)
     config = state / "jupyter-config"
     # Autosave off: the copy on disk stays as it was (and is never signed as trusted by a save).
     settings = config / "lab/user-settings/@jupyterlab/docmanager-extension/plugin.jupyterlab-settings"
@@ -167,17 +171,18 @@ def lab(tmp_path_factory):
         JUPYTER_CONFIG_DIR=str(config),
         JUPYTER_RUNTIME_DIR=str(state / "jupyter-runtime"),
         JUPYTERLAB_WORKSPACES_DIR=str(state / "workspaces"),
+        **(env_extra or {}),
     )
     env.pop("JUPYTERLAB_SETTINGS_DIR", None)
     log_path = state / "lab.log"
     log = open(log_path, "wb")
-    proc = subprocess.Popen(
-        ["bash", str(ROOT / "scripts/lab.sh"), f"--IdentityProvider.token={token}",
-         "--LabApp.expose_app_in_browser=True",
-         # Trust database in memory: nothing this server ever signs outlives it, nothing earlier is trusted.
-         "--NotebookNotary.db_file=:memory:"],
-        env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True,
-    )
+    args = ["bash", str(ROOT / "scripts/lab.sh"), f"--IdentityProvider.token={token}"]
+    if expose_app:
+        args.append("--LabApp.expose_app_in_browser=True")
+    # Trust database in memory: nothing this server ever signs outlives it, nothing earlier is trusted.
+    args.append("--NotebookNotary.db_file=:memory:")
+    proc = subprocess.Popen(args, env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL,
+                            start_new_session=True)
     base = f"http://127.0.0.1:{port}/"
     try:
         deadline = time.monotonic() + 90
@@ -205,6 +210,12 @@ def lab(tmp_path_factory):
             os.killpg(proc.pid, signal.SIGKILL)
         log.close()
         shutil.rmtree(work, ignore_errors=True)
+
+
+@pytest.fixture(scope="module")
+def lab(tmp_path_factory):
+    with running_lab(tmp_path_factory.mktemp("lab"), [ROOT / "solutions" / name for name in [DEMO] + COURSE_SCREENS]) as lab:
+        yield lab
 
 
 def test_lab_offers_the_venv_gonb_kernel(lab):

@@ -13,19 +13,15 @@ answer cell holds the right answer. Screenshot: build/screenshots/e2e-lab-predic
 import csv
 import json
 import os
-import re
 import secrets
 import shutil
-import signal
 import subprocess
-import time
-import urllib.request
 from pathlib import Path
 
 import pytest
 
 import browser
-from test_browser_lab import KERNEL_CONNECTED_JS, WORK_PREFIX, free_port, get_json, pid_alive
+from test_browser_lab import KERNEL_CONNECTED_JS, running_lab
 
 ROOT = Path(__file__).resolve().parent.parent
 NB = "02-range-eager-stop-the-world.ipynb"
@@ -47,57 +43,11 @@ def right_answer() -> str:
 
 @pytest.fixture(scope="module")
 def lab(tmp_path_factory):
-    for d in ROOT.glob(WORK_PREFIX + "*"):
-        m = re.fullmatch(re.escape(WORK_PREFIX) + r"(\d+)", d.name)
-        if m and d.is_dir() and not pid_alive(int(m.group(1))):
-            shutil.rmtree(d, ignore_errors=True)
     state = tmp_path_factory.mktemp("lab")
-    work = ROOT / f"{WORK_PREFIX}{os.getpid()}"
-    shutil.rmtree(work, ignore_errors=True)
-    work.mkdir()
-    shutil.copy(ROOT / "notebooks" / NB, work / NB)
-    config = state / "jupyter-config"
-    settings = config / "lab/user-settings/@jupyterlab/docmanager-extension/plugin.jupyterlab-settings"
-    settings.parent.mkdir(parents=True)
-    settings.write_text(json.dumps({"autosave": False}))
-    port, token = free_port(), secrets.token_hex(16)
-    env = dict(os.environ, LAB_PORT=str(port), LAB_ROOT=str(work),
-               JUPYTER_DATA_DIR=str(state / "jupyter-data"), JUPYTER_CONFIG_DIR=str(config),
-               JUPYTER_RUNTIME_DIR=str(state / "jupyter-runtime"), JUPYTERLAB_WORKSPACES_DIR=str(state / "workspaces"),
-               XDG_CACHE_HOME=str(state / "cache"))  # the kernel's store of first answers (os.UserCacheDir)
-    env.pop("JUPYTERLAB_SETTINGS_DIR", None)
-    log_path = state / "lab.log"
-    log = open(log_path, "wb")
     # No --LabApp.expose_app_in_browser here: the venv's configuration must provide it.
-    proc = subprocess.Popen(["bash", str(ROOT / "scripts/lab.sh"), f"--IdentityProvider.token={token}",
-                             "--NotebookNotary.db_file=:memory:"],
-                            env=env, stdout=log, stderr=subprocess.STDOUT, stdin=subprocess.DEVNULL, start_new_session=True)
-    base = f"http://127.0.0.1:{port}/"
-    try:
-        deadline = time.monotonic() + 90
-        while True:
-            try:
-                get_json(f"{base}api/status?token={token}")
-                break
-            except OSError:
-                if proc.poll() is not None or time.monotonic() > deadline:
-                    raise RuntimeError("JupyterLab did not start:\n" + log_path.read_text()[-3000:])
-                time.sleep(0.3)
-        yield base, token, work
-    finally:
-        try:
-            for s in get_json(f"{base}api/sessions?token={token}"):
-                req = urllib.request.Request(f"{base}api/sessions/{s['id']}?token={token}", method="DELETE")
-                urllib.request.urlopen(req, timeout=20).close()
-        except OSError:
-            pass
-        os.killpg(proc.pid, signal.SIGTERM)
-        try:
-            proc.wait(20)
-        except subprocess.TimeoutExpired:
-            os.killpg(proc.pid, signal.SIGKILL)
-        log.close()
-        shutil.rmtree(work, ignore_errors=True)
+    with running_lab(state, [ROOT / "notebooks" / NB], expose_app=False,
+                     env_extra={"XDG_CACHE_HOME": str(state / "cache")}) as lab:  # the kernel's store of first answers (os.UserCacheDir)
+        yield lab.base, lab.token, lab.work
 
 
 # Runs the code cells from index `start` to `stop` (inclusive) one at a time, waiting for each.

@@ -61,7 +61,7 @@ func (r *ProduceResponse) String() string {
 // the first transactional record of a producer epoch (ReplicaManager), then
 // UnifiedLog with its ProducerStateManager (epoch fencing, sequence checks,
 // the last 5 batches).
-func (b *Broker) handleProduce(env Envelope, req *ProduceRequest) {
+func (b *Broker) handleProduce(env *Envelope, req *ProduceRequest) {
 	resp := &ProduceResponse{Partition: req.Partition}
 	l := b.logs[req.Partition]
 	bt := req.Batch

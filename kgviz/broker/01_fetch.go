@@ -82,7 +82,7 @@ func offsetsString(pos []PartitionOffset) string {
 }
 
 // handleFetch is the partition leader answering a Fetch.
-func (b *Broker) handleFetch(env Envelope, req *FetchRequest) {
+func (b *Broker) handleFetch(env *Envelope, req *FetchRequest) {
 	resp := &FetchResponse{Next: req.Start}
 	n := len(req.Partitions)
 	for i := 0; i < n; i++ {

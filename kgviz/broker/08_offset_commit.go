@@ -47,10 +47,13 @@ func orNone(s string) string {
 
 // handleOffsetCommit validates the commit against the group, writes one
 // record per partition to __consumer_offsets and makes the offsets committed.
-func (gc *GroupCoordinator) handleOffsetCommit(env Envelope, req *OffsetCommitRequest) {
+func (gc *GroupCoordinator) handleOffsetCommit(env *Envelope, req *OffsetCommitRequest) {
 	code := gc.validateOffsetCommit(req.GroupID, req.MemberID, req.GroupInstanceID, req.GenerationID, false)
 	gen := gc.generationOf(req.GroupID, req.MemberID)
 	if code == kafka.NONE {
+		if g, ok := gc.groups[req.GroupID].(*ClassicGroup); ok {
+			g.offsetCommitted(req.MemberID)
+		}
 		l := gc.OffsetsLog(req.GroupID)
 		for _, po := range req.Offsets {
 			gc.b.appendRecord(env.From, l, Record{Record: offsetRecordName(req.GroupID, po.Partition, po.Offset), State: StateCommitted})

@@ -45,7 +45,7 @@ func (r *OffsetFetchResponse) String() string { return offsetsString(r.Offsets) 
 
 // handleOffsetFetch answers committed offsets, or UNSTABLE_OFFSET_COMMIT
 // while a transactional offset is pending for a requested partition.
-func (gc *GroupCoordinator) handleOffsetFetch(env Envelope, req *OffsetFetchRequest) {
+func (gc *GroupCoordinator) handleOffsetFetch(env *Envelope, req *OffsetFetchRequest) {
 	gen := gc.generationOf(req.GroupID, req.MemberID)
 	if g := gc.Consumer(req.GroupID); g != nil {
 		if code := g.validateOffsetFetch(req.MemberID, req.MemberEpoch); code != kafka.NONE {

@@ -42,7 +42,7 @@ func (*FindCoordinatorResponse) String() string    { return "" }
 // the key's coordinator must exist; the first request on a fresh broker
 // creates __consumer_offsets and answers COORDINATOR_NOT_AVAILABLE, and the
 // topic exists one tick later.
-func (b *Broker) handleFindCoordinator(env Envelope, req *FindCoordinatorRequest) {
+func (b *Broker) handleFindCoordinator(env *Envelope, req *FindCoordinatorRequest) {
 	if req.KeyType == CoordinatorGroup && !b.internal {
 		if !b.creatingOffsets {
 			b.creatingOffsets = true

@@ -161,7 +161,7 @@ func equalTPs(a, b []kafka.TopicPartition) bool {
 
 // handleJoinGroup finds or creates the group and lets it handle the join. A
 // member id for a group that does not exist is unknown.
-func (gc *GroupCoordinator) handleJoinGroup(env Envelope, req *JoinGroupRequest) {
+func (gc *GroupCoordinator) handleJoinGroup(env *Envelope, req *JoinGroupRequest) {
 	if g := gc.Consumer(req.GroupID); g != nil {
 		// A classic member and a consumer group (KIP-848): an empty consumer
 		// group becomes a classic one; one with members is refused, as Kafka

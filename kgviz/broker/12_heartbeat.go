@@ -61,7 +61,7 @@ func heartbeatResponse(code kafka.ErrorCode) *HeartbeatResponse {
 	return &HeartbeatResponse{ErrorCode: code}
 }
 
-func (gc *GroupCoordinator) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
+func (gc *GroupCoordinator) handleHeartbeat(env *Envelope, req *HeartbeatRequest) {
 	g := gc.Classic(req.GroupID)
 	if g == nil {
 		gc.b.reply(env, 0, heartbeatResponse(kafka.UNKNOWN_MEMBER_ID))

@@ -52,7 +52,7 @@ func (r *LeaveGroupRequest) String() string {
 	return s
 }
 
-func (gc *GroupCoordinator) handleLeaveGroup(env Envelope, req *LeaveGroupRequest) {
+func (gc *GroupCoordinator) handleLeaveGroup(env *Envelope, req *LeaveGroupRequest) {
 	g := gc.Classic(req.GroupID)
 	if g == nil {
 		gc.b.reply(env, 0, &LeaveGroupResponse{ErrorCode: kafka.UNKNOWN_MEMBER_ID})

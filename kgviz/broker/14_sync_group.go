@@ -75,7 +75,7 @@ func (r *SyncGroupResponse) String() string {
 	return "assignment=[" + tpsString(r.Assignment) + "]"
 }
 
-func (gc *GroupCoordinator) handleSyncGroup(env Envelope, req *SyncGroupRequest) {
+func (gc *GroupCoordinator) handleSyncGroup(env *Envelope, req *SyncGroupRequest) {
 	g := gc.Classic(req.GroupID)
 	if g == nil {
 		gc.b.reply(env, 0, &SyncGroupResponse{ErrorCode: kafka.UNKNOWN_MEMBER_ID})

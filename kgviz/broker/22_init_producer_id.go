@@ -48,7 +48,7 @@ func (r *InitProducerIDResponse) String() string {
 // transactional.id, the epoch bumped for a known one, and an Ongoing
 // transaction fenced and aborted (CONCURRENT_TRANSACTIONS; the client
 // retries and gets the epoch bumped again).
-func (tc *TxnCoordinator) handleInitProducerID(env Envelope, req *InitProducerIDRequest) {
+func (tc *TxnCoordinator) handleInitProducerID(env *Envelope, req *InitProducerIDRequest) {
 	if req.TransactionalID == "" {
 		tc.b.reply(env, 0, &InitProducerIDResponse{ProducerID: tc.newPID()})
 		return

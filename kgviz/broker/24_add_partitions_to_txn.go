@@ -34,7 +34,7 @@ func (r *AddPartitionsToTxnRequest) String() string {
 	return fmt.Sprintf("%s pid=%d epoch=%d %s", r.TransactionalID, r.ProducerID, r.ProducerEpoch, tpsString(r.Partitions))
 }
 
-func (tc *TxnCoordinator) handleAddPartitionsToTxn(env Envelope, req *AddPartitionsToTxnRequest) {
+func (tc *TxnCoordinator) handleAddPartitionsToTxn(env *Envelope, req *AddPartitionsToTxnRequest) {
 	tc.addToTxn(env, req.TransactionalID, req.ProducerID, req.ProducerEpoch, req.Partitions, &AddPartitionsToTxnResponse{})
 }
 

@@ -34,7 +34,7 @@ func (r *AddOffsetsToTxnRequest) String() string {
 	return fmt.Sprintf("%s pid=%d epoch=%d group=%s", r.TransactionalID, r.ProducerID, r.ProducerEpoch, r.GroupID)
 }
 
-func (tc *TxnCoordinator) handleAddOffsetsToTxn(env Envelope, req *AddOffsetsToTxnRequest) {
+func (tc *TxnCoordinator) handleAddOffsetsToTxn(env *Envelope, req *AddOffsetsToTxnRequest) {
 	tp := tc.b.groups.OffsetsLog(req.GroupID).TopicPartition()
 	tc.addToTxn(env, req.TransactionalID, req.ProducerID, req.ProducerEpoch, []kafka.TopicPartition{tp}, &AddOffsetsToTxnResponse{})
 }

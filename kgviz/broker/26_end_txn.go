@@ -55,7 +55,7 @@ func (r *EndTxnRequest) String() string {
 // epoch before the bump; an abort of a transaction that holds nothing
 // (Empty, CompleteCommit, CompleteAbort at the current epoch) bumps the epoch
 // too.
-func (tc *TxnCoordinator) handleEndTxn(env Envelope, req *EndTxnRequest) {
+func (tc *TxnCoordinator) handleEndTxn(env *Envelope, req *EndTxnRequest) {
 	reply := func(code kafka.ErrorCode) { tc.b.reply(env, 0, &EndTxnResponse{ErrorCode: code}) }
 	t := tc.txns[req.TransactionalID]
 	if t == nil || t.pid != req.ProducerID {

@@ -48,7 +48,7 @@ func (r *WriteTxnMarkersResponse) String() string {
 // handleWriteTxnMarkers is the partition leader writing a control record:
 // the producer's open records become committed or aborted, and a marker
 // appended to __consumer_offsets completes the transactional offsets.
-func (b *Broker) handleWriteTxnMarkers(env Envelope, req *WriteTxnMarkersRequest) {
+func (b *Broker) handleWriteTxnMarkers(env *Envelope, req *WriteTxnMarkersRequest) {
 	l := b.logs[req.Partition]
 	if l == nil && req.Partition.Topic == kafka.ConsumerOffsetsTopic {
 		l = b.groups.logs[req.Partition.Partition]

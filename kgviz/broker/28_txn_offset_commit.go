@@ -44,7 +44,7 @@ func (r *TxnOffsetCommitRequest) String() string {
 // fences by member and generation (KIP-447, OffsetMetadataManager), then
 // stores the offsets as pending, one open transactional record per partition
 // in __consumer_offsets.
-func (gc *GroupCoordinator) handleTxnOffsetCommit(env Envelope, req *TxnOffsetCommitRequest) {
+func (gc *GroupCoordinator) handleTxnOffsetCommit(env *Envelope, req *TxnOffsetCommitRequest) {
 	gen := gc.generationOf(req.GroupID, req.MemberID)
 	l := gc.OffsetsLog(req.GroupID)
 	e := l.entryOrNew(req.ProducerID)

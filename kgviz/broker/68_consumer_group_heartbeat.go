@@ -126,7 +126,7 @@ func (r *ConsumerGroupHeartbeatResponse) String() string {
 
 // handleConsumerGroupHeartbeat is GroupCoordinatorService.consumerGroupHeartbeat
 // (the request's validation) and GroupMetadataManager.consumerGroupHeartbeat.
-func (gc *GroupCoordinator) handleConsumerGroupHeartbeat(env Envelope, req *ConsumerGroupHeartbeatRequest) {
+func (gc *GroupCoordinator) handleConsumerGroupHeartbeat(env *Envelope, req *ConsumerGroupHeartbeatRequest) {
 	fail := func(code kafka.ErrorCode, msg string) {
 		gc.b.reply(env, req.MemberEpoch, &ConsumerGroupHeartbeatResponse{ErrorCode: code, ErrorMessage: msg})
 	}

@@ -79,7 +79,7 @@ func (r *ShareGroupHeartbeatResponse) String() string {
 // handleShareGroupHeartbeat is GroupCoordinatorService.shareGroupHeartbeat
 // (the request's validation, throwIfShareGroupHeartbeatRequestIsInvalid)
 // and GroupMetadataManager.shareGroupHeartbeat.
-func (gc *GroupCoordinator) handleShareGroupHeartbeat(env Envelope, req *ShareGroupHeartbeatRequest) {
+func (gc *GroupCoordinator) handleShareGroupHeartbeat(env *Envelope, req *ShareGroupHeartbeatRequest) {
 	fail := func(code kafka.ErrorCode, msg string) {
 		gc.b.reply(env, req.MemberEpoch, &ShareGroupHeartbeatResponse{ErrorCode: code, ErrorMessage: msg})
 	}

@@ -133,7 +133,7 @@ func (r *ShareFetchResponse) String() string {
 
 // handleShareFetch is KafkaApis.handleShareFetchRequest with
 // SharePartitionManager: the acknowledgements first, then the acquisition.
-func (b *Broker) handleShareFetch(env Envelope, req *ShareFetchRequest) {
+func (b *Broker) handleShareFetch(env *Envelope, req *ShareFetchRequest) {
 	resp := &ShareFetchResponse{Next: req.Start}
 	if req.GroupID == "" || req.MemberID == "" {
 		resp.ErrorCode = kafka.INVALID_REQUEST

@@ -53,7 +53,7 @@ func (r *ShareAcknowledgeResponse) String() string {
 }
 
 // handleShareAcknowledge is KafkaApis.handleShareAcknowledgeRequest.
-func (b *Broker) handleShareAcknowledge(env Envelope, req *ShareAcknowledgeRequest) {
+func (b *Broker) handleShareAcknowledge(env *Envelope, req *ShareAcknowledgeRequest) {
 	resp := &ShareAcknowledgeResponse{}
 	if req.GroupID == "" || req.MemberID == "" {
 		resp.ErrorCode = kafka.INVALID_REQUEST

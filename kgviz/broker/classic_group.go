@@ -300,7 +300,7 @@ func (g *ClassicGroup) sessionExpired(id string, m *classicMember) {
 }
 
 // addMember adds a member with a parked JoinGroup.
-func (g *ClassicGroup) addMember(env Envelope, req *JoinGroupRequest, id string) *classicMember {
+func (g *ClassicGroup) addMember(env *Envelope, req *JoinGroupRequest, id string) *classicMember {
 	m := &classicMember{id: id, instanceID: req.GroupInstanceID, clientID: env.From}
 	g.setProtocols(m, req)
 	g.members[id] = m
@@ -338,11 +338,11 @@ func (m *classicMember) forget() {
 	m.protocols, m.assignment, m.joinEnv, m.syncEnv = nil, nil, Envelope{}, Envelope{}
 }
 
-func (g *ClassicGroup) park(m *classicMember, env Envelope) {
+func (g *ClassicGroup) park(m *classicMember, env *Envelope) {
 	if m.join == nil {
 		g.awaitingJoin++
 	}
-	m.joinEnv = env
+	m.joinEnv = *env
 	m.join = &m.joinEnv
 }
 
@@ -357,7 +357,7 @@ func (g *ClassicGroup) unparkJoin(m *classicMember) *Envelope {
 }
 
 // handleJoin is GroupMetadataManager.classicGroupJoin.
-func (g *ClassicGroup) handleJoin(env Envelope, req *JoinGroupRequest) {
+func (g *ClassicGroup) handleJoin(env *Envelope, req *JoinGroupRequest) {
 	fail := func(code kafka.ErrorCode) {
 		g.b().reply(env, g.generation, &JoinGroupResponse{ErrorCode: code, MemberID: req.MemberID})
 	}
@@ -484,7 +484,7 @@ func byMemberID(m *classicMember, id string) int { return strings.Compare(m.id, 
 // replaceStaticMember is KIP-345: a known group.instance.id with an unknown
 // member id gets a new member id and keeps its assignment; the old member id
 // is fenced (FENCED_INSTANCE_ID).
-func (g *ClassicGroup) replaceStaticMember(old *classicMember, env Envelope, req *JoinGroupRequest) {
+func (g *ClassicGroup) replaceStaticMember(old *classicMember, env *Envelope, req *JoinGroupRequest) {
 	newID := g.gc.newMemberID(env.From)
 	g.failParked(old, kafka.FENCED_INSTANCE_ID)
 	old.session.Stop()
@@ -548,7 +548,7 @@ func (g *ClassicGroup) prepareRebalance(reason event.Reason, memberID string) {
 			s := m.sync
 			m.sync = nil
 			g.heardFrom(m, g.now())
-			g.b().reply(*s, g.generation, &SyncGroupResponse{ErrorCode: kafka.REBALANCE_IN_PROGRESS})
+			g.b().reply(s, g.generation, &SyncGroupResponse{ErrorCode: kafka.REBALANCE_IN_PROGRESS})
 		}
 		m.awaitingSync = false
 		m.syncTimer.Stop()
@@ -641,7 +641,7 @@ func (g *ClassicGroup) completeJoin() {
 			resp := &resps[0]
 			resps = resps[1:]
 			g.fillJoinResponse(resp, m)
-			g.b().reply(*env, g.generation, resp)
+			g.b().reply(env, g.generation, resp)
 		}
 	}
 }
@@ -676,7 +676,7 @@ func (g *ClassicGroup) syncExpired(string) {
 }
 
 // handleSync is GroupMetadataManager.classicGroupSync.
-func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
+func (g *ClassicGroup) handleSync(env *Envelope, req *SyncGroupRequest) {
 	fail := func(code kafka.ErrorCode) {
 		g.b().reply(env, g.generation, &SyncGroupResponse{ErrorCode: code})
 	}
@@ -697,12 +697,11 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 		fail(kafka.ILLEGAL_GENERATION)
 		return
 	}
-	g.heardFrom(m, g.now()-1)
 	switch g.state {
 	case kafka.GroupPreparingRebalance:
 		fail(kafka.REBALANCE_IN_PROGRESS)
 	case kafka.GroupCompletingRebalance:
-		m.syncEnv = env
+		m.syncEnv = *env
 		m.sync = &m.syncEnv
 		if m.id != g.leader {
 			return
@@ -728,7 +727,7 @@ func (g *ClassicGroup) handleSync(env Envelope, req *SyncGroupRequest) {
 				resp := &resps[0]
 				resps = resps[1:]
 				*resp = SyncGroupResponse{ProtocolType: g.protocolType, ProtocolName: g.protocolName, Assignment: mm.assignment}
-				g.b().reply(*s, g.generation, resp)
+				g.b().reply(s, g.generation, resp)
 			}
 		}
 	case kafka.GroupStable:
@@ -762,7 +761,7 @@ func (g *ClassicGroup) storePlan(plan []SyncGroupAssignment) {
 }
 
 // handleHeartbeat is GroupMetadataManager.classicGroupHeartbeat.
-func (g *ClassicGroup) handleHeartbeat(env Envelope, req *HeartbeatRequest) {
+func (g *ClassicGroup) handleHeartbeat(env *Envelope, req *HeartbeatRequest) {
 	code := kafka.NONE
 	if g.state == kafka.GroupDead {
 		code = kafka.COORDINATOR_NOT_AVAILABLE
@@ -809,7 +808,7 @@ func (g *ClassicGroup) validateHeartbeater(conn int, req *HeartbeatRequest) (*cl
 }
 
 // handleLeave is GroupMetadataManager.classicGroupLeave for one member.
-func (g *ClassicGroup) handleLeave(env Envelope, req *LeaveGroupRequest) {
+func (g *ClassicGroup) handleLeave(env *Envelope, req *LeaveGroupRequest) {
 	resp := &LeaveGroupResponse{}
 	var leaving []*classicMember
 	for _, id := range req.Members {
@@ -841,12 +840,12 @@ func (g *ClassicGroup) handleLeave(env Envelope, req *LeaveGroupRequest) {
 // failParked answers a member's parked JoinGroup and SyncGroup with an error.
 func (g *ClassicGroup) failParked(m *classicMember, code kafka.ErrorCode) {
 	if env := g.unparkJoin(m); env != nil {
-		g.b().reply(*env, g.generation, &JoinGroupResponse{ErrorCode: code, MemberID: m.id})
+		g.b().reply(env, g.generation, &JoinGroupResponse{ErrorCode: code, MemberID: m.id})
 	}
 	if m.sync != nil {
 		s := m.sync
 		m.sync = nil
-		g.b().reply(*s, g.generation, &SyncGroupResponse{ErrorCode: code})
+		g.b().reply(s, g.generation, &SyncGroupResponse{ErrorCode: code})
 	}
 }
 
@@ -886,6 +885,17 @@ func (g *ClassicGroup) removeMember(m *classicMember, why event.Event, rebalance
 		g.prepareRebalance(event.ReasonMemberLeft, m.id)
 	case kafka.GroupPreparingRebalance:
 		g.maybeCompleteJoin()
+	}
+}
+
+// offsetCommitted: a member's accepted OffsetCommit restarts its session
+// while the group is Stable or PreparingRebalance ("in the old consumer
+// group protocol, the offset commits maintain the session",
+// OffsetMetadataManager.commitOffset: rescheduleClassicGroupMemberHeartbeat);
+// a TxnOffsetCommit does not.
+func (g *ClassicGroup) offsetCommitted(memberID string) {
+	if m, ok := g.members[memberID]; ok && (g.state == kafka.GroupStable || g.state == kafka.GroupPreparingRebalance) {
+		g.heardFrom(m, g.now()-1)
 	}
 }
 

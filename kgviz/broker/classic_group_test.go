@@ -217,3 +217,46 @@ func TestJoinPhaseNoMemberRejoinedIsNotCompleted(t *testing.T) {
 		t.Fatalf("rejoin: %+v", jr)
 	}
 }
+
+// Kafka's classic coordinator restarts a member's session on a Heartbeat, a
+// JoinGroup and an accepted OffsetCommit while the group is Stable or
+// PreparingRebalance (OffsetMetadataManager.commitOffset:
+// rescheduleClassicGroupMemberHeartbeat), not on a SyncGroup answered at once
+// in a Stable group (GroupMetadataManager.classicGroupSyncToClassicGroup).
+// C1's session (10 ticks) restarted when the group became Stable at tick 0.
+func TestSessionRestartedByOffsetCommitNotBySyncGroup(t *testing.T) {
+	for _, tc := range []struct {
+		name    string
+		request func(c1 string) kafka.Message
+		removed int // the tick C1 is removed at
+	}{
+		{"offset commit sent at 2", func(c1 string) kafka.Message {
+			return &OffsetCommitRequest{GroupID: "g", GenerationID: 1, MemberID: c1,
+				Offsets: []PartitionOffset{{Partition: kafka.TopicPartition{Topic: "orders", Partition: 0}, Offset: 1}}}
+		}, 12},
+		{"refused offset commit (old generation)", func(c1 string) kafka.Message {
+			return &OffsetCommitRequest{GroupID: "g", GenerationID: 0, MemberID: c1,
+				Offsets: []PartitionOffset{{Partition: kafka.TopicPartition{Topic: "orders", Partition: 0}, Offset: 1}}}
+		}, 10},
+		{"sync group in a Stable group", func(c1 string) kafka.Message {
+			return &SyncGroupRequest{GroupID: "g", GenerationID: 1, MemberID: c1}
+		}, 10},
+		{"heartbeat sent at 2", func(c1 string) kafka.Message { return heartbeat(c1, 1) }, 12},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			h := newHarness(t)
+			c1 := h.stableAlone()
+			g := h.b.Groups().Classic("g")
+			h.tick(3)
+			h.send("C1", tc.request(c1))
+			h.tick(tc.removed - 1 - h.clk.Now())
+			if !g.HasMember(c1) {
+				t.Fatalf("removed before tick %d", tc.removed)
+			}
+			h.tick(1)
+			if g.HasMember(c1) {
+				t.Fatalf("still a member at tick %d", tc.removed)
+			}
+		})
+	}
+}

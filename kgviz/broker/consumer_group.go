@@ -370,7 +370,7 @@ func plain(req *ConsumerGroupHeartbeatRequest) bool {
 // updates the member, bumping the group epoch when the subscriptions
 // changed, (2) computes the new target assignment when the group epoch is
 // ahead of it, (3) reconciles this member towards its target.
-func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbeatRequest) {
+func (g *ConsumerGroup) handleHeartbeat(env *Envelope, req *ConsumerGroupHeartbeatRequest) {
 	if g.plainHeartbeat(env, req) {
 		return
 	}
@@ -451,7 +451,7 @@ func (g *ConsumerGroup) handleHeartbeat(env Envelope, req *ConsumerGroupHeartbea
 // rolling restarts cost 3.3x (dynamic) and 4.3x (static) the CPU of
 // 8717557 (scripts/bench.sh guard, docs/performance.md); every member
 // heartbeats every tick.
-func (g *ConsumerGroup) plainHeartbeat(env Envelope, req *ConsumerGroupHeartbeatRequest) bool {
+func (g *ConsumerGroup) plainHeartbeat(env *Envelope, req *ConsumerGroupHeartbeatRequest) bool {
 	if env.Conn <= 0 || env.Conn >= len(g.byConn) {
 		return false
 	}
@@ -516,7 +516,7 @@ func (g *ConsumerGroup) staticMember(req *ConsumerGroupHeartbeatRequest) (member
 // group's), and before it, the member as getOrMaybeSubscribe... returned it:
 // a copy of the replaced static member with the new member id at epoch 0, the
 // known member, or a new one.
-func updatedMember(env Envelope, req *ConsumerGroupHeartbeatRequest, member, replaced *consumerMember) (upd, before consumerMember) {
+func updatedMember(env *Envelope, req *ConsumerGroupHeartbeatRequest, member, replaced *consumerMember) (upd, before consumerMember) {
 	switch {
 	case replaced != nil:
 		upd = *replaced
@@ -603,7 +603,7 @@ func (g *ConsumerGroup) newTargetAssignment(member, replaced, upd *consumerMembe
 // reconciled towards its target (maybeReconcile), then the answer, with
 // the member's assignment when it asked for everything (withAll) or when
 // its assignment changed from before.
-func (g *ConsumerGroup) reconcileAndAnswer(env Envelope, m *consumerMember, target, owned, before modern.Assignment, withAll bool) {
+func (g *ConsumerGroup) reconcileAndAnswer(env *Envelope, m *consumerMember, target, owned, before modern.Assignment, withAll bool) {
 	g.reconcile(m, target, owned)
 	g.heardFrom(m, g.now()-1)
 	g.recount(m)
@@ -622,7 +622,7 @@ func (g *ConsumerGroup) reconcileAndAnswer(env Envelope, m *consumerMember, targ
 // apply makes the updated member the group's: the replaced static member's
 // records (replaceMember), then the member's metadata record. It returns the
 // member as the group now holds it.
-func (g *ConsumerGroup) apply(env Envelope, req *ConsumerGroupHeartbeatRequest, member, replaced, upd *consumerMember, metadataChanged bool) *consumerMember {
+func (g *ConsumerGroup) apply(env *Envelope, req *ConsumerGroupHeartbeatRequest, member, replaced, upd *consumerMember, metadataChanged bool) *consumerMember {
 	m := member
 	if replaced != nil {
 		// replaceMember: the old member's tombstones, then the new member's
@@ -917,7 +917,7 @@ func (g *ConsumerGroup) fence(m *consumerMember, why event.Event) {
 // handleLeave is consumerGroupLeave: epoch -1 removes the member; epoch -2
 // from a static member keeps it at epoch -2 with its assignment until it is
 // back or its session expires (consumerGroupStaticMemberGroupLeave).
-func (g *ConsumerGroup) handleLeave(env Envelope, req *ConsumerGroupHeartbeatRequest) {
+func (g *ConsumerGroup) handleLeave(env *Envelope, req *ConsumerGroupHeartbeatRequest) {
 	fail := func(code kafka.ErrorCode, msg string) {
 		g.b().reply(env, req.MemberEpoch, &ConsumerGroupHeartbeatResponse{ErrorCode: code, ErrorMessage: msg})
 	}

@@ -168,7 +168,7 @@ func (gc *GroupCoordinator) shareGroupFor(id string, create bool) (*ShareGroup, 
 func (g *ShareGroup) b() *Broker { return g.gc.b }
 
 // heartbeat handles a member's heartbeat with epoch 0 or more.
-func (g *ShareGroup) heartbeat(env Envelope, req *ShareGroupHeartbeatRequest) {
+func (g *ShareGroup) heartbeat(env *Envelope, req *ShareGroupHeartbeatRequest) {
 	b := g.b()
 	m := g.member(req.MemberID)
 	resp := &ShareGroupHeartbeatResponse{MemberID: req.MemberID, HeartbeatIntervalMs: g.cfg.HeartbeatInterval}

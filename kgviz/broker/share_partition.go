@@ -19,7 +19,8 @@ import (
 //     group.share.partition.max.record.locks in flight;
 //   - acknowledge (the holder only, while ACQUIRED, else INVALID_RECORD_STATE
 //     and nothing changes): ACCEPT -> ACKNOWLEDGED, RELEASE -> AVAILABLE,
-//     REJECT -> ARCHIVED;
+//     REJECT -> ARCHIVED; offsets below SPSO are skipped without an error
+//     ("already archived");
 //   - a release (RELEASE, the lock timing out, the member's share session
 //     closing) of a record whose delivery count reached
 //     share.delivery.count.limit archives it (InFlightState.tryUpdateState);
@@ -135,14 +136,21 @@ func (sp *SharePartition) record(off int) *InFlightRecord {
 
 // acknowledge applies a member's acknowledgements of this partition, all or
 // none (SharePartition.acknowledge rolls back on an error): every
-// acknowledged record must be ACQUIRED by the member, else
-// INVALID_RECORD_STATE.
+// acknowledged record from SPSO on must be ACQUIRED by the member, else
+// INVALID_RECORD_STATE. An offset below SPSO is skipped and is no error: its
+// record was already ACKNOWLEDGED or ARCHIVED, by this member or another
+// (SharePartition.acknowledge: "All offsets in the acknowledgement batch are
+// already archived", and acknowledgeBatchRecords / acknowledgePerOffsetBatchRecords
+// skip offsets below startOffset; Kafka 4.1.1 and 4.4.0). So a stalled
+// member's late ACCEPT of a record another member has since acknowledged
+// fails while that record is still in flight (an earlier offset not yet
+// final) and succeeds silently once SPSO has moved past it.
 func (sp *SharePartition) acknowledge(memberID string, batches []AcknowledgementBatch) kafka.ErrorCode {
 	for _, b := range batches {
 		if b.FirstOffset > b.LastOffset || len(b.AcknowledgeTypes) == 0 {
 			return kafka.INVALID_REQUEST
 		}
-		for off := b.FirstOffset; off <= b.LastOffset; off++ {
+		for off := max(b.FirstOffset, sp.startOffset); off <= b.LastOffset; off++ {
 			r := sp.record(off)
 			if r == nil || r.State != kafka.RecordAcquired || r.MemberID != memberID {
 				return kafka.INVALID_RECORD_STATE // "Member is not the owner of offset", or not in the acquired state
@@ -150,7 +158,7 @@ func (sp *SharePartition) acknowledge(memberID string, batches []Acknowledgement
 		}
 	}
 	for _, b := range batches {
-		for off := b.FirstOffset; off <= b.LastOffset; off++ {
+		for off := max(b.FirstOffset, sp.startOffset); off <= b.LastOffset; off++ {
 			t := b.AcknowledgeTypes[0]
 			if i := off - b.FirstOffset; i < len(b.AcknowledgeTypes) {
 				t = b.AcknowledgeTypes[i]

@@ -117,7 +117,7 @@ func (tc *TxnCoordinator) fenceAndAbort(t *txnMeta, reason event.Reason) {
 }
 
 // addToTxn adds logs to the transaction (AddPartitionsToTxn, AddOffsetsToTxn).
-func (tc *TxnCoordinator) addToTxn(env Envelope, txnID string, pid int64, epoch int, tps []kafka.TopicPartition, resp interface{ setError(kafka.ErrorCode) }) {
+func (tc *TxnCoordinator) addToTxn(env *Envelope, txnID string, pid int64, epoch int, tps []kafka.TopicPartition, resp interface{ setError(kafka.ErrorCode) }) {
 	if code := tc.checkProducer(txnID, pid, epoch); code != kafka.NONE {
 		resp.setError(code)
 		tc.b.reply(env, 0, resp.(kafka.Message))

@@ -4,6 +4,7 @@ import (
 	"slices"
 	"sort"
 
+	"github.com/kgviz/kgviz/kgviz/broker"
 	"github.com/kgviz/kgviz/kgviz/event"
 	"github.com/kgviz/kgviz/kgviz/kafka"
 )
@@ -317,6 +318,86 @@ func (f *Fold) InstanceIDs() map[string]string {
 	for _, e := range f.src.Events() {
 		if e.Type == event.EvMemberAdded && e.MemberID != "" {
 			out[e.MemberID] = e.InstanceID
+		}
+	}
+	return out
+}
+
+// ClientID is one transactional.id or group.instance.id and the members
+// whose requests carried it, sorted.
+type ClientID struct {
+	Kind    string // "transactional.id" or "group.instance.id"
+	ID      string
+	Members []string
+}
+
+// ClientIDs lists every transactional.id (InitProducerId) and
+// group.instance.id (JoinGroup, ConsumerGroupHeartbeat) a member's request
+// carried, with the members that sent it, sorted by kind and id. Two
+// members of one id fence each other in Kafka (KIP-98 PRODUCER_FENCED,
+// KIP-345 FENCED_INSTANCE_ID).
+func (f *Fold) ClientIDs() []ClientID {
+	type key struct{ kind, id string }
+	users := map[key]map[string]bool{}
+	add := func(kind, id, member string) {
+		if id == "" {
+			return
+		}
+		k := key{kind, id}
+		if users[k] == nil {
+			users[k] = map[string]bool{}
+		}
+		users[k][member] = true
+	}
+	for _, e := range f.src.Events() {
+		if e.Type != event.EvSend || e.Response {
+			continue
+		}
+		switch b := e.Body().(type) {
+		case *broker.InitProducerIDRequest:
+			add("transactional.id", b.TransactionalID, e.Member)
+		case *broker.JoinGroupRequest:
+			add("group.instance.id", b.GroupInstanceID, e.Member)
+		case *broker.ConsumerGroupHeartbeatRequest:
+			add("group.instance.id", b.InstanceID, e.Member)
+		}
+	}
+	out := make([]ClientID, 0, len(users))
+	for k, m := range users {
+		c := ClientID{Kind: k.kind, ID: k.id}
+		for n := range m {
+			c.Members = append(c.Members, n)
+		}
+		sort.Strings(c.Members)
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool {
+		if out[i].Kind != out[j].Kind {
+			return out[i].Kind < out[j].Kind
+		}
+		return out[i].ID < out[j].ID
+	})
+	return out
+}
+
+// DeadLetter is a record a member gave up on and wrote to the dead-letter
+// topic (an EvDeadLetter).
+type DeadLetter struct {
+	Tick      int    // when the member produced it
+	Member    string // the member that gave up
+	Partition string // the input partition's short name ("o1")
+	Offset    int    // its offset there
+	Record    string // the input record ("o1.3")
+	Attempts  int    // how many times it failed
+}
+
+// DeadLetters lists, in order, the records members wrote to the
+// dead-letter topic.
+func (f *Fold) DeadLetters() []DeadLetter {
+	var out []DeadLetter
+	for _, e := range f.src.Events() {
+		if e.Type == event.EvDeadLetter {
+			out = append(out, DeadLetter{Tick: e.Tick, Member: e.Member, Partition: e.Partition, Offset: e.Offset, Record: e.Record, Attempts: e.Count})
 		}
 	}
 	return out

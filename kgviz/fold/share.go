@@ -202,21 +202,32 @@ type ShareChange struct {
 func (f *Fold) ShareChanges(group, partition string) []ShareChange {
 	var out []ShareChange
 	for _, e := range f.src.Events() {
-		if !isShareEvent(e.Type) || e.Type == event.EvShareStartOffset || e.Text() != group || partition != "" && e.Partition != partition {
+		if e.Text() != group || partition != "" && e.Partition != partition {
 			continue
 		}
-		c := ShareChange{Tick: e.Tick, Partition: e.Partition, Offset: e.Offset, Record: e.Record, DeliveryCount: e.Count, Member: e.Member, Reason: e.Reason}
-		switch e.Type {
-		case event.EvShareAcquired:
-			c.State, c.LockDeadline = kafka.RecordAcquired, e.Tick+e.Ticks
-		case event.EvShareAcknowledged:
-			c.State = kafka.RecordAcknowledged
-		case event.EvShareReleased:
-			c.State = kafka.RecordAvailable
-		case event.EvShareArchived:
-			c.State = kafka.RecordArchived
+		if c, ok := shareChangeOf(e); ok {
+			out = append(out, c)
 		}
-		out = append(out, c)
 	}
 	return out
+}
+
+// shareChangeOf is the one reading of a share-partition record's change of
+// state from its event (ShareChanges, InFlight); false for any other event
+// (EvShareStartOffset included: not a record's change).
+func shareChangeOf(e event.Event) (ShareChange, bool) {
+	c := ShareChange{Tick: e.Tick, Partition: e.Partition, Offset: e.Offset, Record: e.Record, DeliveryCount: e.Count, Member: e.Member, Reason: e.Reason}
+	switch e.Type {
+	case event.EvShareAcquired:
+		c.State, c.LockDeadline = kafka.RecordAcquired, e.Tick+e.Ticks
+	case event.EvShareAcknowledged:
+		c.State = kafka.RecordAcknowledged
+	case event.EvShareReleased:
+		c.State = kafka.RecordAvailable
+	case event.EvShareArchived:
+		c.State = kafka.RecordArchived
+	default:
+		return c, false
+	}
+	return c, true
 }

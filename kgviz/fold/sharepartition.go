@@ -84,26 +84,15 @@ func (f *Fold) InFlight(parts []string) InFlightWindow {
 	var steps []shareStep
 	var win InFlightWindow
 	for _, e := range f.src.Events() {
-		st := shareStep{group: e.Text(), tick: e.Tick, part: e.Partition, offset: e.Offset, record: e.Record, member: e.Member, delivery: e.Count, reason: e.Reason}
-		switch e.Type {
-		case event.EvShareAcquired:
-			st.state = kafka.RecordAcquired
-		case event.EvShareAcknowledged:
-			st.state = kafka.RecordAcknowledged
-		case event.EvShareReleased:
-			st.state = kafka.RecordAvailable
-		case event.EvShareArchived:
-			st.state = kafka.RecordArchived
-		case event.EvShareStartOffset:
-			if parts == nil || slices.Contains(parts, e.Partition) {
-				win.StartOffsets = append(win.StartOffsets, StartOffsetMove{e.Tick, e.Partition, e.Offset})
-			}
-			continue
-		default:
+		if parts != nil && !slices.Contains(parts, e.Partition) {
 			continue
 		}
-		if parts == nil || slices.Contains(parts, e.Partition) {
-			steps = append(steps, st)
+		if e.Type == event.EvShareStartOffset {
+			win.StartOffsets = append(win.StartOffsets, StartOffsetMove{e.Tick, e.Partition, e.Offset})
+			continue
+		}
+		if c, ok := shareChangeOf(e); ok {
+			steps = append(steps, shareStep{group: e.Text(), ShareChange: c})
 		}
 	}
 	win.Records = inFlightRecords(steps, f.src.Now()+1)
@@ -115,17 +104,10 @@ func (f *Fold) InFlight(parts []string) InFlightWindow {
 	return win
 }
 
-// shareStep is one change of an in-flight record's state.
+// shareStep is one change of an in-flight record's state, of a share group.
 type shareStep struct {
-	group    string
-	tick     int
-	part     string
-	offset   int
-	record   string
-	state    kafka.ShareRecordState
-	member   string
-	delivery int
-	reason   event.Reason
+	group string
+	ShareChange
 }
 
 // shareRecords folds the steps (in event order) into records, sorted by
@@ -138,31 +120,31 @@ func inFlightRecords(steps []shareStep, end int) []InFlightRecord {
 	index := map[key]int{}
 	var out []InFlightRecord
 	for _, s := range steps {
-		k := key{s.group, s.part, s.offset}
+		k := key{s.group, s.Partition, s.Offset}
 		i, ok := index[k]
 		if !ok {
 			i = len(out)
 			index[k] = i
-			out = append(out, InFlightRecord{Group: s.group, Partition: s.part, Offset: s.offset, Record: s.record})
+			out = append(out, InFlightRecord{Group: s.group, Partition: s.Partition, Offset: s.Offset, Record: s.Record})
 		}
 		r := &out[i]
-		member := s.member
+		member := s.Member
 		if n := len(r.Spans); n > 0 {
 			last := &r.Spans[n-1]
-			last.End = s.tick
-			if last.State == kafka.RecordAcquired && s.state != kafka.RecordAcquired {
-				r.Moments = append(r.Moments, InFlightMoment{Tick: s.tick, Member: last.Member, Reason: s.reason, State: s.state, Delivery: s.delivery})
+			last.End = s.Tick
+			if last.State == kafka.RecordAcquired && s.State != kafka.RecordAcquired {
+				r.Moments = append(r.Moments, InFlightMoment{Tick: s.Tick, Member: last.Member, Reason: s.Reason, State: s.State, Delivery: s.DeliveryCount})
 			}
 			if member == "" {
 				member = last.Member
 			}
-			if last.Start == s.tick && last.State != kafka.RecordAcquired {
+			if last.Start == s.Tick && last.State != kafka.RecordAcquired {
 				// two changes in one tick (a release at the delivery limit
 				// archives): keep the last
 				r.Spans = r.Spans[:n-1]
 			}
 		}
-		r.Spans = append(r.Spans, InFlightSpan{Start: s.tick, End: end, State: s.state, Member: member, Delivery: s.delivery})
+		r.Spans = append(r.Spans, InFlightSpan{Start: s.Tick, End: end, State: s.State, Member: member, Delivery: s.DeliveryCount})
 	}
 	slices.SortStableFunc(out, func(a, b InFlightRecord) int {
 		if a.Group != b.Group {

@@ -1,6 +1,7 @@
 package modern
 
 import (
+	"cmp"
 	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
@@ -583,7 +584,7 @@ func jIntSetOrder(list []int, dst []int) []int {
 		return dst
 	}
 	dst = dst[:at]
-	s := javautil.NewHashMapCap[int](capacity)
+	s := javautil.NewHashMapCap[int](capacity).Comparable(compareIntegers)
 	s.Reserve(len(list))
 	for _, p := range list {
 		s.Put(p, javautil.IntegerHash(p))
@@ -857,9 +858,9 @@ func (sc *scratch) intSet(capacity int) *javautil.HashMap[int] {
 	n := len(sc.sets)
 	if n == 0 {
 		if capacity < 0 {
-			return javautil.NewHashMap[int]()
+			return javautil.NewHashMap[int]().Comparable(compareIntegers)
 		}
-		return javautil.NewHashMapCap[int](capacity)
+		return javautil.NewHashMapCap[int](capacity).Comparable(compareIntegers)
 	}
 	s := sc.sets[n-1]
 	sc.sets[n-1], sc.sets = nil, sc.sets[:n-1]
@@ -868,8 +869,16 @@ func (sc *scratch) intSet(capacity int) *javautil.HashMap[int] {
 	} else {
 		s.ResetCap(capacity)
 	}
-	return s
+	return s.Comparable(compareIntegers)
 }
+
+// compareIntegers is Integer.compareTo. Integer is Comparable, so a bucket
+// of a HashSet<Integer> that becomes a tree (nine partitions in one bucket
+// of a table of 64 or more, as 63, 127, ..., 575 in 64 buckets) is ordered
+// by it: HashMap.treeifyBin, then putTreeVal puts each new key right after
+// its tree parent and moveRootToFront moves the root to the front of the
+// bucket, which decides the set's iteration order.
+func compareIntegers(a, b int) int { return cmp.Compare(a, b) }
 
 // recycle gives m and its sets back to the scratch once its record is built
 // (nothing the record holds is theirs).

@@ -1,9 +1,11 @@
 package modern
 
 import (
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
+	"os"
 	"slices"
 	"sort"
 	"strings"
@@ -527,4 +529,106 @@ func TestGroupMemberOrder(t *testing.T) {
 	sort.Strings(got)
 	sort.Strings(want)
 	assert.Equal(t, want, got)
+}
+
+// A member's current partitions are new HashSet<>(recordList)
+// (Assignment.fromRecord). Nine of them in one bucket of a table of 64 make
+// that bucket a red-black tree (HashMap.treeifyBin; Integer is Comparable),
+// whose iteration order is not the record's: putTreeVal links a new key
+// right after its tree parent and moveRootToFront puts the root first. For
+// {0..37, 63, 127, ..., 575} (47 partitions, capacity (int) (47 / .75f) + 1
+// = 63 -> 64 buckets) bucket 63 iterates 255 63 127 191 319 383 447 511 575.
+// UniformHomogeneousAssignmentBuilder.maybeRevokePartitions revokes in that
+// order and assignRemainingPartitions hands the revoked partitions out in
+// order, so it decides who gets 255. Kafka 4.1.1's answer (the harness,
+// Harness server-assign on this input) is the table's.
+func TestUniformTreeBucketOrder(t *testing.T) {
+	img, err := NewTopicsImage(map[string]int{"a": 324, "b": 576})
+	require.NoError(t, err)
+	a, _ := img.TopicID("a")
+	b, _ := img.TopicID("b")
+	span := func(lo, hi int) []int { // lo..hi-1
+		var ps []int
+		for p := lo; p < hi; p++ {
+			ps = append(ps, p)
+		}
+		return ps
+	}
+	bucket63 := []int{63, 127, 191, 255, 319, 383, 447, 511, 575}
+	var rest []int // b's partitions nobody of A holds
+	for p := 38; p < 576; p++ {
+		if !slices.Contains(bucket63, p) {
+			rest = append(rest, p)
+		}
+	}
+	subs := []string{"a", "b"}
+	in := TargetAssignmentInput{
+		Members: []GroupMember{{MemberID: "A", SubscribedTopicNames: subs}, {MemberID: "B", SubscribedTopicNames: subs}, {MemberID: "C", SubscribedTopicNames: subs}},
+		TargetAssignment: map[string]Assignment{
+			// A: quota 300 = its 300 partitions of a (iterated first):
+			// all 47 of b are revoked, in the HashSet's order.
+			"A": {{a, span(0, 300)}, {b, append(span(0, 38), bucket63...)}},
+			// B: 39 below its quota; C: 8 below.
+			"B": {{b, rest[:261]}},
+			"C": {{b, rest[261:]}, {a, span(300, 324)}},
+		},
+		Topics: img,
+	}
+	if os.Getenv("KGVIZ_PRINT_HARNESS_INPUT") != "" {
+		printHarnessInput(t, img, in)
+	}
+	res, err := BuildTargetAssignment(UniformAssignor, in)
+	require.NoError(t, err)
+	assert.False(t, res.OrderUnverified)
+	partitionsOf := func(m string, id TopicID) []int {
+		for _, tp := range res.Members[m] {
+			if tp.TopicID == id {
+				return slices.Sorted(slices.Values(tp.Partitions))
+			}
+		}
+		return nil
+	}
+	tests := []struct {
+		member string
+		gains  []int // of b, beyond what it held
+	}{
+		// B's 39: 0..37, then the bucket's first, 255 (63 in record order).
+		{"B", append(span(0, 38), 255)},
+		{"C", []int{63, 127, 191, 319, 383, 447, 511, 575}},
+	}
+	for _, tc := range tests {
+		var held []int
+		for _, tp := range in.TargetAssignment[tc.member] {
+			if tp.TopicID == b {
+				held = tp.Partitions
+			}
+		}
+		want := slices.Sorted(slices.Values(append(slices.Clone(held), tc.gains...)))
+		assert.Equal(t, want, partitionsOf(tc.member, b), "member %s, topic b", tc.member)
+	}
+	assert.Equal(t, span(0, 300), partitionsOf("A", a))
+	assert.Nil(t, partitionsOf("A", b))
+}
+
+// printHarnessInput prints in as a line for harness server-assign.
+func printHarnessInput(t *testing.T, img *TopicsImage, in TargetAssignmentInput) {
+	var topics []map[string]any
+	for _, n := range []string{"a", "b"} {
+		id, _ := img.TopicID(n)
+		topics = append(topics, map[string]any{"name": n, "id": id.String(), "partitions": img.NumPartitions(id)})
+	}
+	var members []map[string]any
+	var target []any
+	for _, m := range in.Members {
+		members = append(members, map[string]any{"id": m.MemberID, "instance": "", "rack": "", "topics": m.SubscribedTopicNames})
+		var tps []any
+		for _, tp := range in.TargetAssignment[m.MemberID] {
+			tps = append(tps, []any{tp.TopicID.String(), tp.Partitions})
+		}
+		target = append(target, []any{m.MemberID, tps})
+	}
+	line, err := json.Marshal(map[string]any{"id": 1, "assignors": []string{"uniform"}, "topics": topics, "members": members, "target": target, "updates": []any{}})
+	require.NoError(t, err)
+	t.Log(string(line))
+	require.NoError(t, os.WriteFile(os.Getenv("KGVIZ_PRINT_HARNESS_INPUT"), append(line, '\n'), 0o644))
 }

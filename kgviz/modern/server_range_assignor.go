@@ -68,6 +68,30 @@ func (serverRangeAssignor) Assign(gs *GroupSpec, img *TopicsImage) (*GroupAssign
 	if len(g.members) == 0 {
 		return res, nil
 	}
+	order := rangeMemberOrder(g)
+	var plans [][]rangeOf
+	var capacity []int
+	if g.typ == Homogeneous {
+		plans, capacity = assignHomogeneousGroup(g, img, order)
+	} else {
+		plans, capacity = assignHeterogeneousGroup(g, img, order)
+	}
+	for m, spec := range g.members {
+		res.Members[spec.MemberID] = rangeAssignmentOf(plans[m], capacity[m], res)
+	}
+	return res, nil
+}
+
+// rangeOf is one range of a topic's partitions given to a member: a member's
+// plan holds them in the order they are put into the member's HashMap.
+type rangeOf struct {
+	id         TopicID
+	start, end int
+}
+
+// rangeMemberOrder is the order RangeAssignor hands out ranges in: members
+// with a group.instance.id first, by it, then the others by member id.
+func rangeMemberOrder(g *spec) []int {
 	order := make([]int, len(g.members))
 	for i := range order {
 		order[i] = i
@@ -84,91 +108,92 @@ func (serverRangeAssignor) Assign(gs *GroupSpec, img *TopicsImage) (*GroupAssign
 		}
 		return javautil.CompareStrings(g.members[a].MemberID, g.members[b].MemberID)
 	})
+	return order
+}
 
-	// plan holds each member's ranges, in the order they are put into the
-	// member's HashMap.
-	type rng struct {
-		id         TopicID
-		start, end int
+// assignHomogeneousGroup is RangeAssignor.assignHomogeneousGroup: the first
+// member's topics, every member counted.
+func assignHomogeneousGroup(g *spec, img *TopicsImage, order []int) (plans [][]rangeOf, capacity []int) {
+	plans, capacity = make([][]rangeOf, len(g.members)), make([]int, len(g.members))
+	sub := g.subs[order[0]]
+	topics := make([]*rangeTopic, len(sub.ids))
+	for i, id := range sub.ids {
+		topics[i] = &rangeTopic{id: id, numPartitions: img.NumPartitions(id), numMembers: len(g.members)}
 	}
-	plans := make([][]rng, len(g.members))
-	capacity := make([]int, len(g.members))
-	if g.typ == Homogeneous {
-		// assignHomogeneousGroup: the first member's topics, every member counted.
-		sub := g.subs[order[0]]
-		topics := make([]*rangeTopic, len(sub.ids))
-		for i, id := range sub.ids {
-			topics[i] = &rangeTopic{id: id, numPartitions: img.NumPartitions(id), numMembers: len(g.members)}
-		}
-		for _, m := range order {
-			capacity[m] = javautil.CapacityFor(len(topics))
-			for _, t := range topics {
-				t.maybeComputeQuota()
-				if s, e := t.take(); s < e {
-					plans[m] = append(plans[m], rng{t.id, s, e})
-				}
-			}
-		}
-	} else {
-		// assignHeterogeneousGroup: each topic counts its subscribers.
-		topics := map[TopicID]*rangeTopic{}
-		for _, m := range order {
-			for _, id := range g.subs[m].ids {
-				t := topics[id]
-				if t == nil {
-					t = &rangeTopic{id: id, numPartitions: img.NumPartitions(id)}
-					topics[id] = t
-				}
-				t.numMembers++
-			}
-		}
-		for _, m := range order {
-			capacity[m] = javautil.CapacityFor(g.subs[m].size)
-			for _, id := range g.subs[m].ids {
-				t := topics[id]
-				t.maybeComputeQuota()
-				if s, e := t.take(); s < e {
-					plans[m] = append(plans[m], rng{t.id, s, e})
-				}
+	for _, m := range order {
+		capacity[m] = javautil.CapacityFor(len(topics))
+		for _, t := range topics {
+			t.maybeComputeQuota()
+			if s, e := t.take(); s < e {
+				plans[m] = append(plans[m], rangeOf{t.id, s, e})
 			}
 		}
 	}
+	return plans, capacity
+}
 
-	for m, spec := range g.members {
-		// new HashMap<>(capacity) with put(topicId, RangeSet) per range; a
-		// RangeSet iterates in ascending order. The table is presized: unless
-		// a bucket gets nine keys, the order is the buckets' order.
-		rs := plans[m]
-		idx := make([]int, len(rs))
-		for i := range idx {
-			idx[i] = i
+// assignHeterogeneousGroup is RangeAssignor.assignHeterogeneousGroup: each
+// topic counts its subscribers.
+func assignHeterogeneousGroup(g *spec, img *TopicsImage, order []int) (plans [][]rangeOf, capacity []int) {
+	plans, capacity = make([][]rangeOf, len(g.members)), make([]int, len(g.members))
+	topics := map[TopicID]*rangeTopic{}
+	for _, m := range order {
+		for _, id := range g.subs[m].ids {
+			t := topics[id]
+			if t == nil {
+				t = &rangeTopic{id: id, numPartitions: img.NumPartitions(id)}
+				topics[id] = t
+			}
+			t.numMembers++
 		}
-		size := javautil.TableSizeFor(capacity[m])
-		if len(rs) > size*3/4 || !stableBucketSort(idx, size, func(i int) int32 { return javautil.Spread(rs[i].id.javaHash()) }) {
-			jm := javautil.NewHashMapCap[TopicID](capacity[m])
-			at := make(map[TopicID]int, len(rs))
-			for i, r := range rs {
-				jm.Put(r.id, r.id.javaHash())
-				at[r.id] = i
-			}
-			if jm.Unmodelled() {
-				res.OrderUnverified = true
-			}
-			idx = idx[:0]
-			for _, id := range jm.Order(nil) {
-				idx = append(idx, at[id])
-			}
-		}
-		rec := make(Assignment, 0, len(rs))
-		for _, i := range idx {
-			r := rs[i]
-			ps := make([]int, 0, r.end-r.start)
-			for p := r.start; p < r.end; p++ {
-				ps = append(ps, p)
-			}
-			rec = append(rec, TopicPartitions{TopicID: r.id, Partitions: ps})
-		}
-		res.Members[spec.MemberID] = rec
 	}
-	return res, nil
+	for _, m := range order {
+		capacity[m] = javautil.CapacityFor(g.subs[m].size)
+		for _, id := range g.subs[m].ids {
+			t := topics[id]
+			t.maybeComputeQuota()
+			if s, e := t.take(); s < e {
+				plans[m] = append(plans[m], rangeOf{t.id, s, e})
+			}
+		}
+	}
+	return plans, capacity
+}
+
+// rangeAssignmentOf is a member's assignment as Kafka's MemberAssignmentImpl
+// holds it: new HashMap<>(capacity) with put(topicId, RangeSet) per range; a
+// RangeSet iterates in ascending order. The table is presized: unless a
+// bucket gets nine keys, the order is the buckets' order. res.OrderUnverified
+// is set when the map's order is not modelled.
+func rangeAssignmentOf(rs []rangeOf, capacity int, res *GroupAssignment) Assignment {
+	idx := make([]int, len(rs))
+	for i := range idx {
+		idx[i] = i
+	}
+	size := javautil.TableSizeFor(capacity)
+	if len(rs) > size*3/4 || !stableBucketSort(idx, size, func(i int) int32 { return javautil.Spread(rs[i].id.javaHash()) }) {
+		jm := javautil.NewHashMapCap[TopicID](capacity)
+		at := make(map[TopicID]int, len(rs))
+		for i, r := range rs {
+			jm.Put(r.id, r.id.javaHash())
+			at[r.id] = i
+		}
+		if jm.Unmodelled() {
+			res.OrderUnverified = true
+		}
+		idx = idx[:0]
+		for _, id := range jm.Order(nil) {
+			idx = append(idx, at[id])
+		}
+	}
+	rec := make(Assignment, 0, len(rs))
+	for _, i := range idx {
+		r := rs[i]
+		ps := make([]int, 0, r.end-r.start)
+		for p := r.start; p < r.end; p++ {
+			ps = append(ps, p)
+		}
+		rec = append(rec, TopicPartitions{TopicID: r.id, Partitions: ps})
+	}
+	return rec
 }

@@ -105,10 +105,6 @@ func uniformHomogeneous(g *spec) (*sparseAssignment, error) {
 		isSubscribed[id] = true
 	}
 
-	type topicPartition struct {
-		id TopicID
-		p  int
-	}
 	total, free := 0, 0
 	for _, id := range topics {
 		n := g.img.NumPartitions(id)
@@ -137,53 +133,8 @@ func uniformHomogeneous(g *spec) (*sparseAssignment, error) {
 	minQuota := total / numMembers
 	extra := total % numMembers
 
-	// maybeRevokePartitions.
 	o := newOutput(g)
-	type unfilled struct{ m, quota int }
-	var unfilledMembers []unfilled
-	var buf []int
-	for m := range g.members {
-		cur := g.current[m]
-		cur.iterate()
-		quota := minQuota
-		hasExtra := false
-		if extra > 0 {
-			quota++
-			hasExtra = true
-		}
-		for _, i := range cur.topics {
-			id := cur.record[i].TopicID
-			if !isSubscribed[id] {
-				o.mutable(m).removeTopic(id)
-				continue
-			}
-			if n := len(cur.record[i].Partitions); n <= quota {
-				quota -= n
-				continue
-			}
-			buf = cur.partitions(i)
-			for _, p := range buf {
-				if quota > 0 {
-					quota--
-					continue
-				}
-				o.mutable(m).removePartition(id, p)
-				unassigned = append(unassigned, topicPartition{id, p})
-			}
-		}
-		if quota > 0 && hasExtra && numMembers-m > extra {
-			// Leave the extra partition to a later member, unless this one
-			// is among the last that must take one.
-			quota--
-			hasExtra = false
-		}
-		if quota > 0 {
-			unfilledMembers = append(unfilledMembers, unfilled{m, quota})
-		}
-		if hasExtra {
-			extra--
-		}
-	}
+	unfilledMembers, unassigned := maybeRevokePartitions(g, o, isSubscribed, minQuota, extra, unassigned)
 
 	// assignRemainingPartitions.
 	next := 0
@@ -506,3 +457,67 @@ func (b *balancer) excludeMostLoadedMember() {
 }
 
 func (b *balancer) isBalanced() bool { return b.mostCount-b.leastCount <= 1 }
+
+// topicPartition is one partition of a topic, by the topic's id.
+type topicPartition struct {
+	id TopicID
+	p  int
+}
+
+// unfilled is a member below its quota after maybeRevokePartitions, and how
+// many partitions it still takes.
+type unfilled struct{ m, quota int }
+
+// maybeRevokePartitions is UniformHomogeneousAssignmentBuilder.maybeRevokePartitions:
+// each member keeps its current partitions up to its quota (minQuota, one
+// more while extra ones are left), drops the topics it no longer subscribes
+// to, and gives the rest back to unassigned; it returns the members still
+// below their quota.
+func maybeRevokePartitions(g *spec, o *output, isSubscribed map[TopicID]bool, minQuota, extra int, unassigned []topicPartition) ([]unfilled, []topicPartition) {
+	numMembers := len(g.members)
+	var unfilledMembers []unfilled
+	var buf []int
+	for m := range g.members {
+		cur := g.current[m]
+		cur.iterate()
+		quota := minQuota
+		hasExtra := false
+		if extra > 0 {
+			quota++
+			hasExtra = true
+		}
+		for _, i := range cur.topics {
+			id := cur.record[i].TopicID
+			if !isSubscribed[id] {
+				o.mutable(m).removeTopic(id)
+				continue
+			}
+			if n := len(cur.record[i].Partitions); n <= quota {
+				quota -= n
+				continue
+			}
+			buf = cur.partitions(i)
+			for _, p := range buf {
+				if quota > 0 {
+					quota--
+					continue
+				}
+				o.mutable(m).removePartition(id, p)
+				unassigned = append(unassigned, topicPartition{id, p})
+			}
+		}
+		if quota > 0 && hasExtra && numMembers-m > extra {
+			// Leave the extra partition to a later member, unless this one
+			// is among the last that must take one.
+			quota--
+			hasExtra = false
+		}
+		if quota > 0 {
+			unfilledMembers = append(unfilledMembers, unfilled{m, quota})
+		}
+		if hasExtra {
+			extra--
+		}
+	}
+	return unfilledMembers, unassigned
+}

@@ -16,6 +16,8 @@ run, the same steps as uid 1000 with Debian's python3 (LocalRunner); the output 
   extension manager, kernels run as uid 1000, gopls is the pinned one.
 - test_demo_and_moved_notebooks_run: a demo notebook through the server from notebooks/, 00 copied to
   notebooks/mine/ (Lab's copy, contents API) through the server, and a demo copied to ~/mywork/ executed in the pod.
+- test_share_notebook_solved_and_untouched: notebook 15 through the server: the model answers' cells (sent to the
+  kernel of a copy, never stored in the image) pass every check; the untouched notebook fails every graded check.
 - test_completion_and_hover_through_the_kernel: complete_request / inspect_request answered by gopls.
 - test_dev_lock_resolves_on_the_image_python: tools/requirements.txt resolves on the image's real Python 3.11.2.
 - test_jupyterhub_singleuser: the image as a JupyterHub single-user server, started with the Helm values of
@@ -272,6 +274,30 @@ def test_demo_and_moved_notebooks_run(runner, pod):
                f'.venv/bin/python tools/nbrun.py --expect exercise --json /tmp/mywork.json ~/mywork/{MOVED_DEMO}',
                check=False)
     assert r.returncode == 0 and "nbrun: 1 passed, 0 failed" in r.stdout, r.stdout[-3000:] + r.stderr[-2000:]
+
+
+SHARE = "15-share-groups-queues-on-kafka.ipynb"
+
+
+def test_share_notebook_solved_and_untouched(pod):
+    """Notebook 15 (share groups, issue 26) in the image: its checks pass with the model answers and fail untouched.
+    The answers never enter the image: the solution's cells are sent to a kernel the server starts for a copy of the
+    untouched notebook (notebooks/mine/, a path of its own, so that the first answer of the prediction ex15-1 recorded
+    by that kernel is the solution's); then the untouched notebook itself runs."""
+    pod.api("PUT", "contents/notebooks/mine", {"type": "directory"})
+    copy = pod.api("POST", "contents/notebooks/mine", {"copy_from": f"notebooks/{SHARE}"})
+    solved = notebook(f"solutions/{SHARE}")
+    # Its autograded checks (ex15-1, ex15-2; ex15-3 is graded by hand), counted from the notebook, not assumed.
+    checks = [c for c in solved["cells"] if c["cell_type"] == "code" and nbws.role(c)[0] == "graded"]
+    assert len(checks) >= 2, [nbws.role(c) for c in solved["cells"]]
+    _, runs = nbws.run_notebook(pod, copy["path"], solved)
+    graded = [r for r in runs if r.role == "graded"]
+    assert len(graded) == len(checks), [r.brief() for r in runs]
+    assert [r.brief() for r in runs if r.failed] == [], "a cell of the solved notebook 15 failed in the image"
+    assert any(r.is_chart for r in runs)
+    figure("pod_notebook_15_solved_s", round(sum(r.seconds for r in runs), 1))
+    _, runs = nbws.run_notebook(pod, f"notebooks/{SHARE}", notebook(f"notebooks/{SHARE}"))
+    assert judge_untouched(runs) == []
 
 
 def test_completion_and_hover_through_the_kernel(pod):

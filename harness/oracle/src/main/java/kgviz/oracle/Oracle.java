@@ -25,7 +25,8 @@ import java.util.Map;
  * <li>{@code {"op":"advance","now":MS}} time moves to MS, the expired timers fire in deadline order;</li>
  * <li>{@code {"op":"req","id":N,"api":"JoinGroup",...}} one request (Shard.request has the fields);</li>
  * <li>{@code {"op":"marker","pid":P,"epoch":E,"commit":true}} a transaction marker on the offsets partition;</li>
- * <li>{@code {"op":"cpu"}} the CPU time this thread has used so far, in ns.</li>
+ * <li>{@code {"op":"cpu"}} the CPU time this thread has used so far, in ns;</li>
+ * <li>{@code {"op":"bench","file":PATH}} replays a stream of these lines from a file, timed (Bench.java).</li>
  * </ul>
  * The answer of each line lists the responses completed while it ran ({@code "resp"}: the request
  * id and the response; a JoinGroup or SyncGroup may complete later than its request), the timers that
@@ -58,6 +59,9 @@ public final class Oracle {
                         break;
                     case "cpu":
                         b.append("{\"cpu_ns\":").append(mx.getCurrentThreadCpuTime()).append('}');
+                        break;
+                    case "bench":
+                        Bench.replay(m, b);
                         break;
                     case "flush":
                         b.append("{\"ok\":true}");

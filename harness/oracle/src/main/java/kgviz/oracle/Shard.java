@@ -114,6 +114,15 @@ final class Shard {
     private final List<String> completed = new ArrayList<>();
     private final List<String> fired = new ArrayList<>();
 
+    /** What a request handler in another file (ShareHeartbeat) needs of the shard's runtime. */
+    interface Host {
+        RequestContext context(ApiKeys api, String clientId);
+        void apply(CoordinatorResult<?, CoordinatorRecord> r);
+        void done(long id, String api, String body);
+    }
+
+    private final ShareHeartbeat share;
+
     Shard(Map<String, Object> init) throws Exception {
         group = str(init, "group");
         effects = !Boolean.FALSE.equals(init.get("effects"));
@@ -142,6 +151,11 @@ final class Shard {
             if (m.getName().equals("withAuthorizerPlugin") && m.getParameterCount() == 1) m.invoke(builder, Optional.empty());
         }
         shard = builder.build();
+        share = new ShareHeartbeat(shard, new Host() {
+            @Override public RequestContext context(ApiKeys api, String clientId) { return Shard.this.context(api, clientId); }
+            @Override public void apply(CoordinatorResult<?, CoordinatorRecord> r) { Shard.this.apply(r, NO_PID, NO_EPOCH); }
+            @Override public void done(long id, String api, String body) { Shard.this.done(id, api, body); }
+        }, topicNames);
 
         MetadataDelta delta = new MetadataDelta.Builder().setImage(MetadataImage.EMPTY).build();
         for (Object o : list(init.get("topics"))) {
@@ -267,6 +281,7 @@ final class Shard {
         } catch (Throwable e) {
             // not a consumer group
         }
+        share.members(ids, offset);
         return ids;
     }
 
@@ -334,6 +349,7 @@ final class Shard {
                 case "OffsetFetch": fetch(id, m); break;
                 case "TxnOffsetCommit": txnCommit(id, client, m); break;
                 case "ConsumerGroupHeartbeat": consumerHeartbeat(id, client, m); break;
+                case "ShareGroupHeartbeat": share.handle(id, client, m); break;
                 default: throw new IllegalArgumentException("unknown api " + api);
             }
         } catch (ApiException e) {
@@ -651,7 +667,7 @@ final class Shard {
         done(id, "ConsumerGroupHeartbeat", b.toString());
     }
 
-    private static List<TopicPartition> sorted(List<TopicPartition> tps) {
+    static List<TopicPartition> sorted(List<TopicPartition> tps) {
         tps.sort((a, c) -> a.topic().equals(c.topic()) ? Integer.compare(a.partition(), c.partition()) : a.topic().compareTo(c.topic()));
         return tps;
     }

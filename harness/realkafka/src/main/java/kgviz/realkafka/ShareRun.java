@@ -63,7 +63,9 @@ import java.util.regex.Pattern;
  * assignment): share-implicit (share.acknowledgement.mode=implicit), share-explicit (acknowledge
  * ACCEPT per record, commitSync per batch), share-crash (C2 halts holding its first batch),
  * share-poison (explicit; o0.2 released at every delivery until share.delivery.count.limit),
- * share-reject (explicit; o1.4 rejected).
+ * share-reject (explicit; o1.4 rejected), share-slow (explicit; C2's application thread sleeps 15 ticks over its first
+ * record, its client's background thread heartbeating: kgviz's SlowNext), share-freeze (explicit; C2's whole JVM is
+ * stopped with SIGSTOP right after its first poll, its sockets open, no heartbeats: kgviz's Freeze).
  */
 public final class ShareRun {
     static final ObjectMapper JSON = new ObjectMapper().enable(SerializationFeature.INDENT_OUTPUT);
@@ -72,16 +74,17 @@ public final class ShareRun {
     static final int LOCK_TICKS = 10, DELIVERY_LIMIT = 3, MAX_POLL_RECORDS = 3, PROCESS_TICKS = 1;
     static final int SESSION_TICKS = 6, HEARTBEAT_TICKS = 1, SLOW_TICKS = 15;
 
-    record Scenario(String id, String title, String ack, String crash, String poison, String reject, String slow) {}
+    record Scenario(String id, String title, String ack, String crash, String poison, String reject, String slow, String freeze) {}
 
     static List<Scenario> scenarios() {
         return List.of(
-            new Scenario("share-implicit", "4 members on 2 partitions, implicit acknowledgement", "implicit", null, null, null, null),
-            new Scenario("share-explicit", "4 members on 2 partitions, explicit acknowledgement (ACCEPT, commitSync)", "explicit", null, null, null, null),
-            new Scenario("share-crash", "C2 crashes holding its first batch: redelivered at once (its connection closed)", "implicit", "C2", null, null, null),
-            new Scenario("share-slow", "C2 takes 15 ticks over its first record: the lock (10) lapses and its batch goes to another member", "explicit", null, null, null, "C2"),
-            new Scenario("share-poison", "o0.2 released at every delivery until the delivery count limit archives it", "explicit", null, "o0.2", null, null),
-            new Scenario("share-reject", "o1.4 rejected at its first delivery: archived at once", "explicit", null, null, "o1.4", null));
+            new Scenario("share-implicit", "4 members on 2 partitions, implicit acknowledgement", "implicit", null, null, null, null, null),
+            new Scenario("share-explicit", "4 members on 2 partitions, explicit acknowledgement (ACCEPT, commitSync)", "explicit", null, null, null, null, null),
+            new Scenario("share-crash", "C2 crashes holding its first batch: redelivered at once (its connection closed)", "implicit", "C2", null, null, null, null),
+            new Scenario("share-slow", "C2 takes 15 ticks over its first record: the lock (10) lapses and its batch goes to another member", "explicit", null, null, null, "C2", null),
+            new Scenario("share-poison", "o0.2 released at every delivery until the delivery count limit archives it", "explicit", null, "o0.2", null, null, null),
+            new Scenario("share-reject", "o1.4 rejected at its first delivery: archived at once", "explicit", null, null, "o1.4", null, null),
+            new Scenario("share-freeze", "C2's process stops (SIGSTOP) holding its first batch, its connection open: the records come back at the lock (10)", "explicit", null, null, null, null, "C2"));
     }
 
     public static void main(String[] args) throws Exception {
@@ -271,7 +274,11 @@ public final class ShareRun {
             step("quiet", null);
             snapshots.add(snapshot());
             Map<String, Object> offsetsBeforeClose = startOffsets();
-            for (String m : MEMBERS) send(m, "stop");
+            // a frozen (SIGSTOPped) member reads no "stop": SIGKILL reaches it
+            if (s.freeze() != null && procs.get(s.freeze()).isAlive()) {
+                procs.get(s.freeze()).destroyForcibly().waitFor(10, TimeUnit.SECONDS);
+            }
+            for (String m : MEMBERS) if (!m.equals(s.freeze())) send(m, "stop");
             for (String m : MEMBERS) procs.get(m).waitFor(30, TimeUnit.SECONDS);
             step("closed", null);
             Thread.sleep(tick);
@@ -300,6 +307,7 @@ public final class ShareRun {
             if (s.crash() != null) world.put("crash", s.crash());
             if (s.poison() != null) world.put("release", s.poison());
             if (s.reject() != null) world.put("reject", s.reject());
+            if (s.freeze() != null) world.put("freeze", s.freeze());
             if (s.slow() != null) {
                 world.put("slow", s.slow());
                 world.put("slow_ticks", SLOW_TICKS);
@@ -420,7 +428,7 @@ public final class ShareRun {
                 "-Djava.awt.headless=true", "-cp", System.getProperty("java.class.path"), ShareRun.class.getName(), "share-agent",
                 broker.bootstrap, group, topic, name, String.valueOf(tick), s.ack(),
                 String.valueOf(name.equals(s.crash())), s.poison() == null ? "-" : s.poison(), s.reject() == null ? "-" : s.reject(),
-                String.valueOf(name.equals(s.slow()))));
+                String.valueOf(name.equals(s.slow())), String.valueOf(name.equals(s.freeze()))));
             ProcessBuilder pb = new ProcessBuilder(cmd);
             String logs = System.getProperty("kgviz.share.logs");
             pb.redirectError(logs == null ? ProcessBuilder.Redirect.DISCARD : ProcessBuilder.Redirect.to(Path.of(logs, tag + "-" + name + ".log").toFile()));
@@ -473,6 +481,7 @@ public final class ShareRun {
         boolean crash = Boolean.parseBoolean(a[7]);
         String release = a[8], reject = a[9];
         boolean slowFirst = Boolean.parseBoolean(a[10]);
+        boolean freeze = Boolean.parseBoolean(a[11]);
         Properties p = new Properties();
         p.put(ConsumerConfig.BOOTSTRAP_SERVERS_CONFIG, bootstrap);
         p.put(ConsumerConfig.GROUP_ID_CONFIG, group);
@@ -523,6 +532,12 @@ public final class ShareRun {
                 if (crash) {
                     report(Map.of("kind", "crash", "holding", names));
                     Runtime.getRuntime().halt(137);
+                }
+                if (freeze) {
+                    // the whole JVM stops (SIGSTOP from a child process): no heartbeat, no fetch, sockets open
+                    report(Map.of("kind", "freeze", "holding", names));
+                    new ProcessBuilder("kill", "-STOP", String.valueOf(ProcessHandle.current().pid())).start().waitFor();
+                    Thread.sleep(Long.MAX_VALUE);
                 }
                 for (ConsumerRecord<String, String> r : recs) {
                     if (slowFirst) {
