@@ -119,6 +119,7 @@ type config struct {
 	transactionalID     string // transactional.id as configured (WithTransactionalID; may hold ${env:HOSTNAME})
 	commitOnClose       bool   // WithCommitOnClose: commitSync before close()
 	flushBeforeOffsets  bool   // WithFlushBeforeOffsets: every record acknowledged before sendOffsetsToTransaction
+	listOffsets         bool   // WithListOffsets: ListOffsets before the first Fetch of a partition without a committed offset
 	static              bool
 	commitEvery         int                       // CommitAfter: commitSync after every n-th batch
 	listener            ConsumerRebalanceListener // subscribe(topics, listener)

@@ -201,6 +201,25 @@ func WithFlushBeforeOffsets() Option {
 	return Option{name: "WithFlushBeforeOffsets", apply: func(c *config) error { c.flushBeforeOffsets = true; return nil }}
 }
 
+// WithListOffsets makes a consumer look up where a partition without a
+// committed offset starts, as the Java consumer does: after the group's
+// OffsetFetch answered no offset for it, poll() sends ListOffsets (earliest,
+// auto.offset.reset) to the partition's leader and sends the first Fetch
+// only after the answer (ClassicKafkaConsumer.updateFetchPositions,
+// OffsetFetcher.resetPositionsIfNeeded). One more round trip, two ticks,
+// before a new owner's first records, so its first batch ends two ticks
+// later. Without it (the default) kgviz starts such a partition at 0 at once.
+//
+// Where the first batch ends decides a race demo 1 shows on a real broker:
+// C1's commit of its first batch and the heartbeat that brings it the
+// rebalance notice when C2 joins. kgviz's default commits first; with
+// WithListOffsets the notice comes first, as in most live runs. For the
+// world or one member; a share consumer (AddShareMember) has no positions
+// and refuses it.
+func WithListOffsets() Option {
+	return Option{name: "WithListOffsets", apply: func(c *config) error { c.listOffsets = true; return nil }}
+}
+
 // closeOffsets are the offsets close() commits on the application's behalf:
 // the positions with WithCommitOnClose.
 func (p *member) closeOffsets() []broker.PartitionOffset {

@@ -140,3 +140,30 @@ func ExampleWithFlushBeforeOffsets() {
 	// waits true: Produce INVALID_PRODUCER_EPOCH; Produce INVALID_PRODUCER_EPOCH; EndTxn PRODUCER_FENCED;
 	// waits false: Produce INVALID_PRODUCER_EPOCH; Produce INVALID_PRODUCER_EPOCH; TxnOffsetCommit INVALID_PRODUCER_EPOCH;
 }
+
+// Demo 1 on a real broker: when C2 joins, does C1 commit its batch first, or
+// does the rebalance notice (a Heartbeat answered REBALANCE_IN_PROGRESS) come
+// first? It is a race of one tick. The Java consumer looks up where a
+// partition without a committed offset starts (ListOffsets) before its first
+// Fetch, so its first batch ends later and the notice wins.
+func ExampleWithListOffsets() {
+	for _, opts := range [][]kgviz.Option{nil, {kgviz.WithListOffsets()}} {
+		w := kgviz.NewWorld(opts...)
+		w.AddMember("C1").RunUntil(kgviz.Stable()).RunFor(4)
+		from := w.EventCount()
+		w.AddMember("C2").RunUntil(kgviz.Stable())
+		var seq []string
+		for _, e := range w.EventsSince(from) {
+			switch {
+			case e.Type == kgviz.EvSend && !e.Response && e.From == "C1" && e.API != kgviz.Fetch && e.API != kgviz.Produce && e.API != kgviz.Heartbeat && e.API != kgviz.InitProducerID:
+				seq = append(seq, e.API.String())
+			case e.Type == kgviz.EvSend && e.Response && e.To == "C1" && e.API == kgviz.Heartbeat && e.Error != kgviz.NONE:
+				seq = append(seq, "Heartbeat("+e.Error.String()+")")
+			}
+		}
+		fmt.Println(len(opts) > 0, seq)
+	}
+	// Output:
+	// false [OffsetCommit Heartbeat(REBALANCE_IN_PROGRESS) JoinGroup SyncGroup OffsetFetch]
+	// true [Heartbeat(REBALANCE_IN_PROGRESS) OffsetCommit JoinGroup SyncGroup OffsetFetch ListOffsets]
+}

@@ -308,7 +308,7 @@ func (p *member) step() {
 	if p.phase.inPoll() {
 		p.lastPoll = p.now()
 	}
-	if p.lifecycle == LifecycleClosing && (p.phase == PhasePoll || p.phase == PhaseRebalance || p.phase == PhaseOffsetFetch) {
+	if p.lifecycle == LifecycleClosing && (p.phase == PhasePoll || p.phase == PhaseRebalance || p.phase == PhaseOffsetFetch || p.phase == PhaseListOffsets) {
 		p.close()
 		return
 	}
@@ -379,6 +379,8 @@ func (p *member) receive(env broker.Envelope) {
 	case *broker.LeaveGroupResponse:
 	case *broker.OffsetFetchResponse:
 		p.onOffsetFetchResponse(m)
+	case *broker.ListOffsetsResponse:
+		p.onListOffsetsResponse(m)
 	case *broker.FetchResponse:
 		p.onFetchResponse(m)
 	case *broker.OffsetCommitResponse:

@@ -232,6 +232,9 @@ var headlines = []headline{
 	{"demo04-commit-after", "three records reprocessed after a crash after two", map[string]string{keyProcessedTwice: "p2.1 p2.2 p2.3"}},
 	{"demo10-transactions-tv1", "reprocessed records of the other partition (o2.3 o2.4 o2.5)", map[string]string{keyProcessedTwice: "o2.3 o2.4 o2.5"}},
 	{"demo12-unstable-offset-tv1", "two records reprocessed instead of three", map[string]string{keyProcessedTwice: "p2.0 p2.1"}},
+	// a request order no variant produces (variants.go: WithListOffsets gives
+	// the notice before the commit; nothing gives the commit after the JoinGroup)
+	{"demo01-rebalance", "C1 commits its batch after its JoinGroup", map[string]string{keySequence("C1", "add C2"): "Heartbeat(REBALANCE_IN_PROGRESS) JoinGroup OffsetCommit SyncGroup OffsetFetch"}},
 }
 
 // comparedKeys: every outcome either side has that is compared (not Info).

@@ -254,6 +254,8 @@ func (b *Broker) receive(env *Envelope) {
 		b.groups.handleOffsetCommit(env, m)
 	case *OffsetFetchRequest:
 		b.groups.handleOffsetFetch(env, m)
+	case *ListOffsetsRequest:
+		b.handleListOffsets(env, m)
 	case *FindCoordinatorRequest:
 		b.handleFindCoordinator(env, m)
 	case *JoinGroupRequest:
