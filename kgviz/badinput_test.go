@@ -1,6 +1,8 @@
 package kgviz_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kgviz/kgviz/kgviz"
@@ -31,6 +33,8 @@ func TestBadInput(t *testing.T) {
 		{"nil assignor", func(w *kgviz.World) *kgviz.World { return w.SetAssignor(nil) }, `SetAssignor(nil)`},
 		{"world option on a member", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithRecords(3)) }, `records per partition is a world option`},
 		{"bad timeout", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithSessionTimeout(0)) }, `session.timeout.ms = 0: must be at least 1`},
+		{"negative SyncGroup delay", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithSyncGroupDelay(-1)) }, `WithSyncGroupDelay(-1): ticks must be 0..60`},
+		{"SyncGroup delay too long", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithSyncGroupDelay(61)) }, `WithSyncGroupDelay(61): ticks must be 0..60`},
 		{"conflicting commit and producer", func(w *kgviz.World) *kgviz.World {
 			return w.AddMember("C3", kgviz.WithProducer(kgviz.Plain), kgviz.WithCommit(kgviz.Transactional))
 		}, `WithCommit(transactional) does not go with WithProducer(plain)`},
@@ -126,4 +130,50 @@ func TestFetchOrder(t *testing.T) {
 	require.Error(t, w.Err())
 	assert.Contains(t, w.Err().Error(), "WithFetchOrder")
 	assert.Equal(t, "FetchDrain", kgviz.FetchDrain.String())
+}
+
+// TestSyncGroupDelay: demo 3's four cooperative joins. As scripted every
+// SyncGroup reaches the broker before any member rejoins; with C2's
+// application busy 3 ticks after its JoinGroup answer (kgviz.WithSyncGroupDelay),
+// C2's SyncGroup of C4's join comes after C1 synced, revoked p0 and rejoined:
+// Kafka's GroupMetadataManager.classicGroupSync answers it
+// REBALANCE_IN_PROGRESS and C2 joins the next generation, which the join
+// needed anyway (C4 gets p0 in it): still two generations per join.
+func TestSyncGroupDelay(t *testing.T) {
+	run := func(c2 ...kgviz.Option) (*kgviz.World, []string) {
+		w := kgviz.NewWorld(kgviz.WithAssignor(kgviz.CooperativeSticky))
+		var gens []string
+		for _, m := range []string{"C1", "C2", "C3", "C4"} {
+			var opts []kgviz.Option
+			if m == "C2" {
+				opts = c2
+			}
+			before := w.Generation()
+			w.AddMember(m, opts...).RunUntil(kgviz.Stable())
+			require.NoError(t, w.Err())
+			gens = append(gens, fmt.Sprintf("%s+%d", m, w.Generation()-before))
+		}
+		return w, gens
+	}
+	rejected := func(w *kgviz.World) []string {
+		var got []string
+		for _, e := range w.Events() {
+			if s := e.String(); strings.Contains(s, "SyncGroup response") && strings.Contains(s, "REBALANCE_IN_PROGRESS") {
+				got = append(got, strings.Fields(s)[3])
+			}
+		}
+		return got
+	}
+	w, gens := run()
+	assert.Empty(t, rejected(w))
+	assert.Equal(t, []string{"C1+1", "C2+2", "C3+2", "C4+2"}, gens)
+	plain := w.Assignment()
+
+	w, gens = run(kgviz.WithSyncGroupDelay(3))
+	assert.Equal(t, []string{"C2"}, rejected(w), "C2's SyncGroup answered REBALANCE_IN_PROGRESS")
+	assert.Equal(t, []string{"C1+1", "C2+2", "C3+2", "C4+2"}, gens)
+	assert.Equal(t, plain, w.Assignment())
+
+	w, _ = run(kgviz.WithSyncGroupDelay(0))
+	assert.Empty(t, rejected(w), "0 is the default")
 }

@@ -100,6 +100,7 @@ type config struct {
 	requestTimeout      int              // request.timeout.ms: the producer retries after this many ticks
 	slowTicks           int              // processing time of a slow record
 	recordTicks         int              // processing time of a record
+	syncGroupDelay      int              // WithSyncGroupDelay: ticks a JoinGroup answer waits for a busy application
 	deadLetterTopic     string           // WithDeadLetterTopic; "" = none
 	failing             map[string][]int // WithFailingRecords: offsets by partition short name
 	recordsPerPartition int
@@ -388,6 +389,34 @@ func WithRequestTimeout(ticks int) Option {
 func WithSlowRecordTicks(ticks int) Option {
 	return intOption("slow record ticks", 1, ticks, func(c *config, v int) { c.slowTicks = v })
 }
+
+// WithSyncGroupDelay makes a classic member's application thread busy for
+// ticks ticks after a JoinGroup answer reaches it, so that its SyncGroup goes
+// out that much later (default 0: at kgviz's next network poll). The Java
+// client sends SyncGroup from AbstractCoordinator's JoinGroupResponseHandler,
+// which runs only when the application thread polls the network
+// (ConsumerNetworkClient.poll, from KafkaConsumer.poll or commitSync): the
+// heartbeat thread is disabled while the member is PREPARING_REBALANCE. A
+// member still processing the batch its last poll() returned answers late;
+// if another member meanwhile synced, revoked partitions and rejoined (the
+// cooperative protocol), or a removed member rejoined, the group is preparing
+// a new rebalance and Kafka answers the late SyncGroup REBALANCE_IN_PROGRESS
+// (GroupMetadataManager.classicGroupSync): one more generation. A member
+// blocked in poll() for the rebalance (eager, or owning nothing) answers at
+// once, as in Java. ticks must be 0..60.
+func WithSyncGroupDelay(ticks int) Option {
+	return Option{name: "WithSyncGroupDelay", apply: func(c *config) error {
+		if ticks < 0 || ticks > maxSyncGroupDelay {
+			return fmt.Errorf("WithSyncGroupDelay(%d): ticks must be 0..%d", ticks, maxSyncGroupDelay)
+		}
+		c.syncGroupDelay = ticks
+		return nil
+	}}
+}
+
+// maxSyncGroupDelay bounds WithSyncGroupDelay: longer than any rebalance
+// timeout a demo uses, a delay that long is a member removed, not a race.
+const maxSyncGroupDelay = 60
 
 // WithRecords sets how many records every input partition is pre-filled with (default 8).
 func WithRecords(n int) Option {

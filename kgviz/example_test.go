@@ -167,3 +167,28 @@ func ExampleWithListOffsets() {
 	// false [OffsetCommit Heartbeat(REBALANCE_IN_PROGRESS) JoinGroup SyncGroup OffsetFetch]
 	// true [Heartbeat(REBALANCE_IN_PROGRESS) OffsetCommit JoinGroup SyncGroup OffsetFetch ListOffsets]
 }
+
+// C2's application stays 3 ticks in its batch after each JoinGroup answer.
+// In C4's join C1 gives up p0, syncs and rejoins before C2's SyncGroup comes:
+// Kafka's GroupMetadataManager.classicGroupSync answers it
+// REBALANCE_IN_PROGRESS, and C2 joins the next generation, which the
+// cooperative join needed anyway.
+func ExampleWithSyncGroupDelay() {
+	w := kgviz.NewWorld(kgviz.WithAssignor(kgviz.CooperativeSticky))
+	for _, m := range []string{"C1", "C2", "C3", "C4"} {
+		var opts []kgviz.Option
+		if m == "C2" {
+			opts = append(opts, kgviz.WithSyncGroupDelay(3))
+		}
+		w.AddMember(m, opts...).RunUntil(kgviz.Stable())
+	}
+	for _, e := range w.Events() {
+		if e.Type == kgviz.EvSend && e.API == kgviz.SyncGroup && e.Response && e.Error != kgviz.NONE {
+			fmt.Println(e)
+		}
+	}
+	fmt.Println("generation:", w.Generation(), w.Assignment())
+	// Output:
+	//   97 B1 -> C2 SyncGroup response gen=6 REBALANCE_IN_PROGRESS
+	// generation: 7 map[C1:[o0] C2:[o2 p1] C3:[o1 p2] C4:[p0]]
+}

@@ -308,6 +308,9 @@ func (p *member) step() {
 	if p.phase.inPoll() {
 		p.lastPoll = p.now()
 	}
+	if g := &p.group; g.deferredJoin != nil && g.deferredUntil > 0 && p.now() >= g.deferredUntil {
+		p.pollNetwork() // WithSyncGroupDelay: the application's poll() after its busy ticks
+	}
 	if p.lifecycle == LifecycleClosing && (p.phase == PhasePoll || p.phase == PhaseRebalance || p.phase == PhaseOffsetFetch || p.phase == PhaseListOffsets) {
 		p.close()
 		return

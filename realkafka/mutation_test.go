@@ -205,6 +205,13 @@ var headlines = []headline{
 	{"demo06-static-crash", "a dead static member removed at once", map[string]string{keyRemovedAfter("C2"): "0.0"}},
 	{"demo07-zombie", "the zombie's commit succeeding", map[string]string{keyRaised("CommitFailedException"): No, keyProcessedTwice: "none"}},
 	{"demo07-zombie-static", "a static zombie that never times out", map[string]string{keyPollTimeout("C2"): No}},
+	// issue 21 item 3: Kafka's SyncGroup race is accepted only with the
+	// generations and SyncGroup errors one kgviz variant shows together
+	// (variants.go, raceProduced). On the recorded side every demo03 run
+	// keeps its SyncGroup REBALANCE_IN_PROGRESS (C3's join in 3 generations
+	// with it, 4.1.1 live run c1, is TestSyncGroupRaceVariants')
+	{"demo03-cooperative", "C4's join in 3 generations beside the recorded SyncGroup REBALANCE_IN_PROGRESS", map[string]string{keyGenerations("add C4"): "3"}},
+	{"demo07-zombie-static", "C2's join in 2 generations (a SyncGroup race in the join itself)", map[string]string{keyGenerations("add C2"): "2"}},
 	{"demo08-idempotent", "the idempotent producer behaving like the plain one", map[string]string{keyCopiesP23: "2", keyDupRC: "1", keyDupRU: "1", keyInvoicesRC: "49"}},
 	{"demo08-idempotent", "a retry that never comes", map[string]string{keyRetryAfter: "never"}},
 	{"demo08-plain", "the plain producer deduplicating", map[string]string{keyCopiesP23: "1", keyDupRC: "0"}},

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/kgviz/kgviz/kgviz"
 	"github.com/stretchr/testify/assert"
 	"github.com/stretchr/testify/require"
 )
@@ -350,4 +351,64 @@ func TestWaiversAreKeptPerVersion(t *testing.T) {
 	k.KafkaVersion = "4.4.0"
 	assert.True(t, k.covers("demo04-commit-after", "4.4.0", d))
 	assert.False(t, k.covers("demo04-commit-after", DefaultKafkaVersion, d), "a 4.4.0 waiver covering a 4.1.1 run")
+}
+
+// TestSyncGroupRaceVariants (issue 21 item 3): a live demo03 run whose
+// SyncGroup was answered REBALANCE_IN_PROGRESS with 2 generations per join
+// (every recorded 4.1.1 run) is accepted because a kgviz variant
+// (kgviz.WithSyncGroupDelay) shows the same generations and SyncGroup errors
+// together; C3's join in 3 generations with it (live run c1 on 4.1.1) is
+// not, nor is the 3 generations kgviz reaches through a session expiry
+// (SyncGroup UNKNOWN_MEMBER_ID) when the live run had no such error.
+func TestSyncGroupRaceVariants(t *testing.T) {
+	const id = "demo03-cooperative"
+	sim, _, err := SimOutcomes(id)
+	require.NoError(t, err)
+	vs, err := SimVariants(id)
+	require.NoError(t, err)
+	rip := keyRejected("SyncGroup", "REBALANCE_IN_PROGRESS")
+	live := func(set map[string]string) Outcomes {
+		o := Outcomes{}
+		for k, v := range sim {
+			o[k] = v
+		}
+		for k, v := range set {
+			o.set(k, v)
+		}
+		return o
+	}
+	usual := live(map[string]string{rip: Yes})
+	assert.Contains(t, raceProduced(vs, sim, rip, []Outcomes{usual}), "'s SyncGroup")
+	assert.Empty(t, compareOutcomes(id, sim, []Outcomes{usual}, KnownSet{}, Options{Variants: vs}).Unexplained())
+
+	threeGens := live(map[string]string{rip: Yes, keyGenerations("add C3"): "3"})
+	assert.Empty(t, raceProduced(vs, sim, rip, []Outcomes{threeGens}))
+	rep := compareOutcomes(id, sim, []Outcomes{threeGens}, KnownSet{}, Options{Variants: vs})
+	var keys []string
+	for _, d := range rep.Unexplained() {
+		keys = append(keys, d.Key)
+	}
+	assert.ElementsMatch(t, []string{rip, keyGenerations("add C3")}, keys)
+
+	// kgviz's own 3-generation join (C3 joining 5 ticks late: C2 removed on
+	// session expiry) has SyncGroup UNKNOWN_MEMBER_ID; it does not explain a
+	// live 3 without it
+	late, err := SimVariantOutcomes(id, 5, kgviz.FetchRoundRobin, 0)
+	require.NoError(t, err)
+	require.Equal(t, "3", late[keyGenerations("add C3")].Value)
+	require.Equal(t, Yes, late[keyRejected("SyncGroup", "UNKNOWN_MEMBER_ID")].Value)
+	assert.Empty(t, raceProduced(vs, sim, keyGenerations("add C3"), []Outcomes{live(map[string]string{keyGenerations("add C3"): "3"})}))
+
+	// demo07-zombie-static: the removed static C2 rejoining in the tick
+	// before C1's SyncGroup (live run #2 on 4.1.1)
+	zsim, _, err := SimOutcomes("demo07-zombie-static")
+	require.NoError(t, err)
+	zvs, err := SimVariants("demo07-zombie-static")
+	require.NoError(t, err)
+	z := Outcomes{}
+	for k, v := range zsim {
+		z[k] = v
+	}
+	z.set(rip, Yes)
+	assert.Contains(t, raceProduced(zvs, zsim, rip, []Outcomes{z}), "the slow record")
 }

@@ -50,6 +50,12 @@ func (s *simRun) add(name string, opts ...kgviz.Option) {
 		s.runFor(s.v.joinDelay)
 	}
 	s.step("add", name)
+	if s.v.slowLater > 0 {
+		opts = append(opts[:len(opts):len(opts)], kgviz.WithSlowRecordTicks(harnessSlowTicks+s.v.slowLater))
+	}
+	if s.v.syncMember == name && s.v.syncTicks > 0 {
+		opts = append(opts[:len(opts):len(opts)], kgviz.WithSyncGroupDelay(s.v.syncTicks))
+	}
 	s.w.AddMember(name, opts...)
 	s.check()
 }

@@ -42,10 +42,19 @@ type simArgs struct {
 // race on the broker (demo01: C1's requests during C2's join); kgviz's
 // default run gives the commit, this variant the notice.
 type variant struct {
-	joinDelay   int
-	fetch       kgviz.FetchOrder
-	armAfter    int
+	joinDelay int
+	fetch     kgviz.FetchOrder
+	armAfter  int
+	// listOffsets: kgviz.WithListOffsets() for every member (see above).
 	listOffsets bool
+	// syncMember's application thread is busy syncTicks ticks after each
+	// JoinGroup answer (kgviz.WithSyncGroupDelay): its SyncGroup may come
+	// after another member rejoined, answered REBALANCE_IN_PROGRESS.
+	syncMember string
+	syncTicks  int
+	// slowLater: the slow record lasts that many ticks longer than the
+	// script's (the harness's sleep returns late on a loaded machine).
+	slowLater int
 }
 
 // maxJoinDelay bounds the variants: max.poll.records (3) batches of 1 tick per
@@ -59,16 +68,24 @@ func SimVariantOutcomes(id string, delay int, fetch kgviz.FetchOrder, armAfter i
 	if delay < 0 || delay > maxJoinDelay {
 		return nil, fmt.Errorf("join delay %d: want 0..%d", delay, maxJoinDelay)
 	}
+	return simVariant(id, variant{joinDelay: delay, fetch: fetch, armAfter: armAfter}, opts...)
+}
+
+// simVariant runs scenario id in variant v, with the world options opts.
+func simVariant(id string, v variant, opts ...kgviz.Option) (Outcomes, error) {
 	base, tv := baseScenario(id)
 	script, ok := simScenarios[base]
 	if !ok {
 		return nil, fmt.Errorf("%s: no such scenario", id)
 	}
-	world := append([]kgviz.Option{kgviz.WithTransactionVersion(tv), kgviz.WithFetchOrder(fetch)}, opts...)
-	s := script(simArgs{opts: world, v: variant{joinDelay: delay, fetch: fetch, armAfter: armAfter}})
+	world := append([]kgviz.Option{kgviz.WithTransactionVersion(tv), kgviz.WithFetchOrder(v.fetch)}, opts...)
+	if v.listOffsets {
+		world = append(world, kgviz.WithListOffsets())
+	}
+	s := script(simArgs{opts: world, v: v})
 	s.tv = tv
 	if s.err != nil {
-		return nil, fmt.Errorf("simulation of %s (join %d ticks late): %v", id, delay, s.err)
+		return nil, fmt.Errorf("simulation of %s (join %d ticks late): %v", id, v.joinDelay, s.err)
 	}
 	return s.outcomes(), nil
 }
@@ -92,9 +109,9 @@ type Variant struct {
 
 // SimVariants runs scenario id in every variant: every join delay 0..6 ticks,
 // both fetch orders, with and without ListOffsets before a first Fetch
-// (kgviz.WithListOffsets), and for a scenario armed on a first processed
-// record, every armAfter 0..12. The first is the scenario as scripted
-// (SimOutcomes).
+// (kgviz.WithListOffsets), for a scenario armed on a first processed record,
+// every armAfter 0..12, and for a scenario of syncRaced each race variant.
+// The first is the scenario as scripted (SimOutcomes).
 func SimVariants(id string) ([]Variant, error) {
 	base, _ := baseScenario(id)
 	if _, ok := simScenarios[base]; !ok {
@@ -106,14 +123,10 @@ func SimVariants(id string) ([]Variant, error) {
 	}
 	var vs []Variant
 	for _, lo := range []bool{false, true} {
-		var opts []kgviz.Option
-		if lo {
-			opts = append(opts, kgviz.WithListOffsets())
-		}
 		for _, f := range []kgviz.FetchOrder{kgviz.FetchRoundRobin, kgviz.FetchDrain} {
 			for d := 0; d <= maxJoinDelay; d++ {
 				for a := 0; a <= arms; a++ {
-					o, err := SimVariantOutcomes(id, d, f, a, opts...)
+					o, err := simVariant(id, variant{joinDelay: d, fetch: f, armAfter: a, listOffsets: lo})
 					if err != nil {
 						return nil, err
 					}
@@ -126,10 +139,140 @@ func SimVariants(id string) ([]Variant, error) {
 					}
 					vs = append(vs, Variant{Name: name, Outcomes: o})
 				}
+				for _, r := range syncRaces(base) {
+					r.joinDelay, r.fetch, r.listOffsets = d, f, lo
+					o, err := simVariant(id, r)
+					if err != nil {
+						return nil, err
+					}
+					name := fmt.Sprintf("%s, joins %d ticks late, %s", f, d, r.name())
+					if lo {
+						name += ", WithListOffsets"
+					}
+					vs = append(vs, Variant{Name: name, Outcomes: o})
+				}
 			}
 		}
 	}
 	return vs, nil
+}
+
+// syncRaced are the scenarios in which Kafka was seen answering a SyncGroup
+// REBALANCE_IN_PROGRESS (GroupMetadataManager.classicGroupSync: the group is
+// preparing another rebalance when the SyncGroup comes), and the members whose
+// SyncGroup may come late or whose rejoin may come early:
+//   - demo03-cooperative: a member still processing its batch when its
+//     JoinGroup answer comes sends SyncGroup only at its next poll()
+//     (AbstractCoordinator.JoinGroupResponseHandler runs on the application
+//     thread; the heartbeat thread is disabled in PREPARING_REBALANCE); a
+//     member that had to revoke partitions has meanwhile synced, revoked and
+//     rejoined (ConsumerCoordinator.onJoinComplete, cooperative protocol).
+//     Any member may be the late one (kgviz.WithSyncGroupDelay 1..3 ticks:
+//     up to a batch of max.poll.records, one tick per record).
+//   - demo07-zombie-static: the static C2, removed on session expiry, rejoins
+//     in the tick between C1's join completing alone and C1's SyncGroup: the
+//     harness's slow record ending 1..3 ticks later than scripted (a loaded
+//     machine) puts C2's JoinGroup there.
+var syncRaced = map[string]struct {
+	members   []string
+	slowLater bool
+}{
+	"demo03-cooperative":   {members: []string{"C1", "C2", "C3", "C4"}},
+	"demo07-zombie-static": {slowLater: true},
+}
+
+// maxSyncTicks bounds the race variants: max.poll.records (3) records of one
+// tick, the longest a batch keeps the application thread from polling.
+const maxSyncTicks = 3
+
+// syncRaces are scenario base's race variants (the join delay and fetch order aside).
+func syncRaces(base string) []variant {
+	r, ok := syncRaced[base]
+	if !ok {
+		return nil
+	}
+	var vs []variant
+	for _, m := range r.members {
+		for n := 1; n <= maxSyncTicks; n++ {
+			vs = append(vs, variant{syncMember: m, syncTicks: n})
+		}
+	}
+	if r.slowLater {
+		for n := 1; n <= maxSyncTicks; n++ {
+			vs = append(vs, variant{slowLater: n})
+		}
+	}
+	return vs
+}
+
+// name says what a race variant changed.
+func (v variant) name() string {
+	if v.syncMember != "" {
+		return fmt.Sprintf("%s's SyncGroup %d ticks after its JoinGroup answer", v.syncMember, v.syncTicks)
+	}
+	return fmt.Sprintf("the slow record %d ticks longer", v.slowLater)
+}
+
+// raceKey: an outcome Kafka's SyncGroup race changes, compared jointly (raceProduced).
+func raceKey(k string) bool {
+	return strings.HasSuffix(k, ": new generations") || strings.HasPrefix(k, "rejected: SyncGroup ")
+}
+
+// raceProduced: k is a race outcome and every live run shows, on every race
+// outcome at once (each step's new generations, each SyncGroup error), the
+// values of one variant of kgviz whose assignments are kgviz's as scripted
+// (the race changes how many generations a join takes, not the plan; a live
+// plan is compared on its own). The variants named, or "". A live value no
+// single variant produces with the others (3 generations with only
+// REBALANCE_IN_PROGRESS, when kgviz reaches 3 only through a session expiry's
+// UNKNOWN_MEMBER_ID) is not accepted.
+func raceProduced(vs []Variant, sim Outcomes, k string, real []Outcomes) string {
+	if !raceKey(k) {
+		return ""
+	}
+	simIn := false // kgviz's own values must be some variant's (a perturbed simulation is not)
+	for _, v := range vs {
+		if sameRace(sim, v.Outcomes, sim) {
+			simIn = true
+			break
+		}
+	}
+	if !simIn {
+		return ""
+	}
+	var names []string
+	for _, ro := range real {
+		n := ""
+		for _, v := range vs {
+			if sameRace(sim, v.Outcomes, ro) {
+				n = v.Name
+				break
+			}
+		}
+		if n == "" {
+			return ""
+		}
+		if !contains(names, n) {
+			names = append(names, n)
+		}
+	}
+	return strings.Join(names, "; ")
+}
+
+// sameRace: variant v shows live run ro's value of every race outcome, and
+// kgviz's scripted (sim) value of every assignment.
+func sameRace(sim, v, ro Outcomes) bool {
+	for _, o := range []Outcomes{sim, v, ro} {
+		for k := range o {
+			if raceKey(k) && valueOr(v, k, absent(k)) != valueOr(ro, k, absent(k)) {
+				return false
+			}
+			if strings.HasSuffix(k, ": assignment") && valueOr(v, k, absent(k)) != valueOr(sim, k, absent(k)) {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 // variantKeys are the outcomes that follow where a batch boundary fell, so a
@@ -181,3 +324,6 @@ func recordCount(v string) int {
 	}
 	return len(strings.Fields(v))
 }
+
+// harnessSlowTicks is the recordings' slow.record.ticks (and kgviz's default).
+const harnessSlowTicks = 15
