@@ -221,7 +221,39 @@ final class Run {
     /** Set by scenarios where a member may legitimately stall past max.poll.interval.ms outside a slow record (demo 8's retry). */
     boolean pollTimeoutExpected;
 
+    /**
+     * How late the harness may start a closed member's next process, in ticks after the old one's close
+     * returned: kgviz restarts it one tick after the close (a static member's close pauses its partitions
+     * for exactly that tick: the meter's floor, 2 partitions x 1 tick), and a pause meter is compared within
+     * the factor 1.5, so a restart later than 1.5 ticks measures the harness (its own await, the Admin's
+     * describe, the JVM's wake-up on a busy machine), not Kafka. Recorded quiet runs: 0.8-1.1 ticks.
+     */
+    static final double MAX_RESTART_LATENESS_TICKS = 1.5;
+
+    /**
+     * The harness's own scheduled actions that came late: a restart of a closed static member (its next
+     * process's "go") more than {@link #MAX_RESTART_LATENESS_TICKS} after the close returned. Only the
+     * harness's side (when it meant to act, when it did) is looked at, never what Kafka answered.
+     */
+    List<String> lateActions() {
+        List<String> late = new ArrayList<>();
+        for (Member m : processes) {
+            // a static member: its close sends no LeaveGroup, Stable() holds at once and the restart is due
+            // at once (a dynamic member's restart waits for the rebalance its LeaveGroup started)
+            if (!m.state.equals("closed") || String.valueOf(m.cfg.getOrDefault("instanceId", "")).isEmpty()) continue;
+            Member next = processes.stream().filter(o -> o.name.equals(m.name) && o.process == m.process + 1).findFirst().orElse(null);
+            if (next == null) continue;
+            double lateTicks = (next.startedAt - m.endedAt) / (double) tickMs;
+            if (lateTicks > MAX_RESTART_LATENESS_TICKS) {
+                late.add(String.format(java.util.Locale.ROOT, "the harness restarted %s %.1f ticks after its close returned (at tick %s; at most %.1f)",
+                    m.name, lateTicks, tick(m.endedAt), MAX_RESTART_LATENESS_TICKS));
+            }
+        }
+        return late;
+    }
+
     void validate(BrokerLogs logs) throws java.io.IOException {
+        for (String l : lateActions()) fail(l + ": the machine was too busy for a " + tickMs + " ms tick");
         for (Member m : processes) {
             if (pollTimeoutExpected) break;
             boolean slow = false;
