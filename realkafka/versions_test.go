@@ -107,6 +107,8 @@ func versionWhy(d versionDiff) string {
 		return "KIP-848 group epoch: 4.4.0 answers the first member's ConsumerGroupHeartbeat with epoch 2, 4.1.1 with 1 (`GroupMetadataManager`; the oracle finds the same)"
 	case strings.HasPrefix(d.Scenario, "kip848-"):
 		return "KIP-848 plans follow the random member ids (`UniformHeteroAssignmentBuilder`/`RangeAssignor` order) and, on 4.4.0, the target assignment computed off the heartbeat (`group.consumer.assignment.interval.ms`)"
+	case strings.Contains(k, "OffsetFetch UNSTABLE_OFFSET_COMMIT"):
+		return "timing: after C2's join C1's OffsetFetch (require_stable, KIP-447) came before the COMMIT marker of C1's just-ended transaction reached `__consumer_offsets` (the coordinator answers EndTxn once PrepareCommit is logged and writes the markers after, `TransactionMarkerChannelManager`), so it met its own pending offsets and was retried; kgviz's markers are written before its OffsetFetch"
 	case strings.Contains(k, "requests"):
 		return "timing: where C1 was in its batch; ListOffsets when a partition has no committed offset"
 	case strings.Contains(k, "new generations") || strings.Contains(k, "SyncGroup REBALANCE_IN_PROGRESS"):
