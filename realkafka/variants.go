@@ -45,6 +45,11 @@ const maxJoinDelay = 6
 // SimVariantOutcomes runs scenario id with every member after the first joining
 // delay ticks late (0 is SimOutcomes).
 func SimVariantOutcomes(id string, delay int, fetch kgviz.FetchOrder, armAfter int) (Outcomes, error) {
+	return simVariantOutcomes(id, DefaultKafkaVersion, delay, fetch, armAfter)
+}
+
+// simVariantOutcomes is SimVariantOutcomes in the world of Kafka version (versionOptions).
+func simVariantOutcomes(id, version string, delay int, fetch kgviz.FetchOrder, armAfter int) (Outcomes, error) {
 	if delay < 0 || delay > maxJoinDelay {
 		return nil, fmt.Errorf("join delay %d: want 0..%d", delay, maxJoinDelay)
 	}
@@ -53,7 +58,8 @@ func SimVariantOutcomes(id string, delay int, fetch kgviz.FetchOrder, armAfter i
 	if !ok {
 		return nil, fmt.Errorf("%s: no such scenario", id)
 	}
-	s := script(simArgs{opts: []kgviz.Option{kgviz.WithTransactionVersion(tv), kgviz.WithFetchOrder(fetch)}, v: variant{joinDelay: delay, fetch: fetch, armAfter: armAfter}})
+	opts := append([]kgviz.Option{kgviz.WithTransactionVersion(tv), kgviz.WithFetchOrder(fetch)}, versionOptions(version)...)
+	s := script(simArgs{opts: opts, v: variant{joinDelay: delay, fetch: fetch, armAfter: armAfter}})
 	s.tv = tv
 	if s.err != nil {
 		return nil, fmt.Errorf("simulation of %s (join %d ticks late): %v", id, delay, s.err)
@@ -82,6 +88,11 @@ type Variant struct {
 // both fetch orders, and for a scenario armed on a first processed record,
 // every armAfter 0..12. The first is the scenario as scripted (SimOutcomes).
 func SimVariants(id string) ([]Variant, error) {
+	return SimVariantsOn(id, DefaultKafkaVersion)
+}
+
+// SimVariantsOn is SimVariants in the world of Kafka version (versionOptions).
+func SimVariantsOn(id, version string) ([]Variant, error) {
 	base, _ := baseScenario(id)
 	if _, ok := simScenarios[base]; !ok {
 		return nil, nil
@@ -94,7 +105,7 @@ func SimVariants(id string) ([]Variant, error) {
 	for _, f := range []kgviz.FetchOrder{kgviz.FetchRoundRobin, kgviz.FetchDrain} {
 		for d := 0; d <= maxJoinDelay; d++ {
 			for a := 0; a <= arms; a++ {
-				o, err := SimVariantOutcomes(id, d, f, a)
+				o, err := simVariantOutcomes(id, version, d, f, a)
 				if err != nil {
 					return nil, err
 				}
