@@ -332,7 +332,12 @@ func WithRemoteAssignor(name string) Option {
 //     onPartitionsRevoked runs in the poll after, one poll later than on
 //     4.1.1: a member with long batches can miss its rebalance timeout and be
 //     fenced ("failed to transition from epoch N within ...",
-//     GroupMetadataManager).
+//     GroupMetadataManager). This is the recorded members' case, whose polls
+//     returned records an earlier Fetch had buffered, so the callbacks waited
+//     for the next poll (AsyncKafkaConsumer runs them while a poll waits for
+//     records); kgviz has no fetch buffer and its batches are longer in ticks
+//     than the broker's, so its members miss the timeout more often
+//     (docs/simplifications.md, "KIP-848 on Kafka 4.4.0").
 //
 // A reconciliation that only adds partitions is the same in both. Classic
 // members ignore the rule.
