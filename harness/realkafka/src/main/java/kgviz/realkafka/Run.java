@@ -287,10 +287,15 @@ final class Run {
      */
     boolean keptPace(Member m, long t) {
         long window = ((Number) m.cfg.getOrDefault("maxPollIntervalTicks", 12)).longValue() * tickMs;
-        long from = t - window;
+        return keptPace(m.h.events(), t, window, tickMs);
+    }
+
+    /** keptPace on a member's events (each with "t" in ms and "ev"), for a window of windowMs before t. */
+    public static boolean keptPace(List<JsonNode> events, long t, long windowMs, long tickMs) {
+        long from = t - windowMs;
         long polledAt = -1, endedAt = -1;
         int records = 0, batches = 0;
-        for (JsonNode e : m.h.events()) {
+        for (JsonNode e : events) {
             long et = e.path("t").asLong();
             if (et > t) break;
             String ev = e.path("ev").asText();
