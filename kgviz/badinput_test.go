@@ -32,6 +32,9 @@ func TestBadInput(t *testing.T) {
 		{"crash in the past", func(w *kgviz.World) *kgviz.World { return w.Crash("C1", kgviz.AtTick(1)) }, `AtTick(1)): tick 1 is in the past`},
 		{"nil assignor", func(w *kgviz.World) *kgviz.World { return w.SetAssignor(nil) }, `SetAssignor(nil)`},
 		{"world option on a member", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithRecords(3)) }, `records per partition is a world option`},
+		{"unknown reconciliation rule", func(w *kgviz.World) *kgviz.World {
+			return w.AddMember("C3", kgviz.WithReconciliation(kgviz.ClientReconciliation(-1)))
+		}, `WithReconciliation(-1): unknown reconciliation rule; use kgviz.ReconcileKafka411 or kgviz.ReconcileKafka440`},
 		{"bad timeout", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithSessionTimeout(0)) }, `session.timeout.ms = 0: must be at least 1`},
 		{"negative SyncGroup delay", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithSyncGroupDelay(-1)) }, `WithSyncGroupDelay(-1): ticks must be 0..60`},
 		{"SyncGroup delay too long", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithSyncGroupDelay(61)) }, `WithSyncGroupDelay(61): ticks must be 0..60`},
@@ -91,6 +94,7 @@ func TestBadWorldOptions(t *testing.T) {
 		{[]kgviz.Option{kgviz.WithGroupProtocol(kgviz.GroupProtocol(7))}, "WithGroupProtocol(7): unknown group protocol"},
 		{[]kgviz.Option{kgviz.WithGroupProtocol(kgviz.Consumer), kgviz.WithRemoteAssignor("sticky")}, `group.remote.assignor="sticky"`},
 		{[]kgviz.Option{kgviz.WithCommitEvery(0)}, "commit every n batches"},
+		{[]kgviz.Option{kgviz.WithReconciliation(kgviz.ClientReconciliation(7))}, "WithReconciliation(7): unknown reconciliation rule"},
 	} {
 		w := kgviz.NewWorld(tt.opts...)
 		require.Error(t, w.Err())

@@ -3,6 +3,7 @@ package kgviz
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -126,6 +127,7 @@ type config struct {
 	listener            ConsumerRebalanceListener // subscribe(topics, listener)
 	groupProtocol       GroupProtocol             // group.protocol
 	remoteAssignor      string                    // group.remote.assignor ("": the broker chooses)
+	reconciliation      ClientReconciliation      // WithReconciliation: the client version's rule
 	// explicit are the client settings the member's own options set, which
 	// Kafka refuses with the other group.protocol (ConsumerConfig).
 	explicit map[string]bool
@@ -310,6 +312,68 @@ func WithRemoteAssignor(name string) Option {
 		}
 		c.remoteAssignor = name
 		c.setExplicit("group.remote.assignor")
+		return nil
+	}}
+}
+
+// ClientReconciliation is the rule by which a Consumer member's client (KIP-848,
+// kafka-clients' AbstractMembershipManager.maybeReconcile) starts a
+// reconciliation that revokes partitions. The two differ between Kafka
+// versions (read in the bytecode of both kafka-clients jars):
+//
+//   - ReconcileKafka411 (the default, kafka-clients 4.1.1): with auto-commit
+//     off, the consumer's background thread starts the revocation as soon as
+//     the new assignment arrives (maybeReconcile(false) returns early only
+//     when autoCommitEnabled), so onPartitionsRevoked runs in the member's
+//     next poll().
+//   - ReconcileKafka440 (kafka-clients 4.4.0): maybeReconcile(false) also
+//     returns early when partitions are to be revoked, so a revocation starts
+//     only from the application thread: ApplicationEventProcessor's
+//     process(AsyncPollEvent), the event poll() sends, calls
+//     maybeReconcile(true). The member's next poll() starts it and
+//     onPartitionsRevoked runs in the poll after, one poll later than on
+//     4.1.1: a member with long batches can miss its rebalance timeout and be
+//     fenced ("failed to transition from epoch N within ...",
+//     GroupMetadataManager). This is the recorded members' case, whose polls
+//     returned records an earlier Fetch had buffered, so the callbacks waited
+//     for the next poll (AsyncKafkaConsumer runs them while a poll waits for
+//     records); kgviz has no fetch buffer and its batches are longer in ticks
+//     than the broker's, so its members miss the timeout more often
+//     (docs/simplifications.md, "KIP-848 on Kafka 4.4.0").
+//
+// A reconciliation that only adds partitions is the same in both. Classic
+// members ignore the rule.
+type ClientReconciliation int
+
+const (
+	// ReconcileKafka411 is kafka-clients 4.1.1's rule (the default).
+	ReconcileKafka411 ClientReconciliation = iota
+	// ReconcileKafka440 is kafka-clients 4.4.0's rule: a revocation starts
+	// only in the application's poll().
+	ReconcileKafka440
+)
+
+// String names the rule by its Kafka version.
+func (r ClientReconciliation) String() string {
+	switch r {
+	case ReconcileKafka411:
+		return "kafka-clients 4.1.1"
+	case ReconcileKafka440:
+		return "kafka-clients 4.4.0"
+	}
+	return "ClientReconciliation(" + strconv.Itoa(int(r)) + ")"
+}
+
+// WithReconciliation sets, for the world's Consumer members or one of them,
+// the client version whose reconciliation rule it follows (ClientReconciliation):
+// kgviz.ReconcileKafka411 (the default) or kgviz.ReconcileKafka440, where a
+// revocation starts only in the member's poll().
+func WithReconciliation(r ClientReconciliation) Option {
+	return Option{name: "WithReconciliation", apply: func(c *config) error {
+		if r != ReconcileKafka411 && r != ReconcileKafka440 {
+			return fmt.Errorf("WithReconciliation(%d): unknown reconciliation rule; use kgviz.ReconcileKafka411 or kgviz.ReconcileKafka440", int(r))
+		}
+		c.reconciliation = r
 		return nil
 	}}
 }

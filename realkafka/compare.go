@@ -301,7 +301,7 @@ func CompareWith(scenario string, runs []*Recording, known KnownSet, opt Options
 		}
 		real = append(real, RealOutcomes(r))
 	}
-	sim, ok, err := SimOutcomes(scenario)
+	sim, ok, err := SimOutcomesOn(scenario, opt.Version)
 	if err != nil {
 		return rep, err
 	}
@@ -311,7 +311,7 @@ func CompareWith(scenario string, runs []*Recording, known KnownSet, opt Options
 		return rep, nil
 	}
 	if opt.Variants == nil {
-		if opt.Variants, err = SimVariants(scenario); err != nil {
+		if opt.Variants, err = SimVariantsOn(scenario, opt.Version); err != nil {
 			return rep, err
 		}
 	}

@@ -76,14 +76,14 @@ func mutateAll(t *testing.T, recs []*Recording, known KnownSet, version string) 
 	}
 
 	for _, id := range sortedKeys(by) {
-		sim, ok, err := SimOutcomes(id)
+		sim, ok, err := SimOutcomesOn(id, version)
 		require.NoError(t, err, id)
 		require.True(t, ok, id)
 		var real []Outcomes
 		for _, r := range by[id] {
 			real = append(real, RealOutcomes(r))
 		}
-		vs, err := SimVariants(id)
+		vs, err := SimVariantsOn(id, version)
 		require.NoError(t, err, id)
 		variants[id] = vs
 		base := compareOutcomes(id, sim, real, known, Options{Version: version, Variants: vs})
@@ -140,7 +140,7 @@ func mutateAll(t *testing.T, recs []*Recording, known KnownSet, version string) 
 			continue // a subset recorded for another version
 		}
 		require.NotEmpty(t, runs, "%s: no recording", h.scenario)
-		sim, _, err := SimOutcomes(h.scenario)
+		sim, _, err := SimOutcomesOn(h.scenario, version)
 		require.NoError(t, err)
 		var real []Outcomes
 		for _, r := range runs {

@@ -113,18 +113,37 @@ func (s *simRun) armCrash(name, record string, n int) {
 
 // SimOutcomes runs scenario id on the simulation and extracts its outcomes; ok
 // is false when the simulation has no counterpart (the KIP-848 scenarios).
+// The world is Kafka 4.1.1's (DefaultKafkaVersion): SimOutcomesOn.
 func SimOutcomes(id string) (o Outcomes, ok bool, err error) {
+	return SimOutcomesOn(id, DefaultKafkaVersion)
+}
+
+// SimOutcomesOn is SimOutcomes in the world of Kafka version (versionOptions).
+func SimOutcomesOn(id, version string) (o Outcomes, ok bool, err error) {
 	base, tv := baseScenario(id)
 	script, ok := simScenarios[base]
 	if !ok {
 		return nil, false, nil
 	}
-	s := script(simArgs{opts: []kgviz.Option{kgviz.WithTransactionVersion(tv)}})
+	s := script(simArgs{opts: append([]kgviz.Option{kgviz.WithTransactionVersion(tv)}, versionOptions(version)...)})
 	s.tv = tv
 	if s.err != nil {
 		return nil, true, fmt.Errorf("simulation of %s: %v", id, s.err)
 	}
 	return s.outcomes(), true, nil
+}
+
+// versionOptions are the world options that make kgviz's world the one of
+// Kafka version: from 4.4.0 on, the consumer's reconciliation of kafka-clients
+// 4.4.0, which starts a revocation only in the application's poll()
+// (kgviz.WithReconciliation(kgviz.ReconcileKafka440); docs/simplifications.md).
+// 4.1.1 (and "") is kgviz's default world.
+func versionOptions(version string) []kgviz.Option {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err == nil && (major > 4 || major == 4 && minor >= 4) {
+		return []kgviz.Option{kgviz.WithReconciliation(kgviz.ReconcileKafka440)}
+	}
+	return nil
 }
 
 // baseScenario splits the transaction.version suffix off a scenario id:

@@ -65,10 +65,15 @@ const maxJoinDelay = 6
 // delay ticks late (0 is SimOutcomes), and with the world options opts (only
 // kgviz.WithListOffsets() is a variant SimVariants enumerates).
 func SimVariantOutcomes(id string, delay int, fetch kgviz.FetchOrder, armAfter int, opts ...kgviz.Option) (Outcomes, error) {
+	return simVariantOutcomes(id, DefaultKafkaVersion, delay, fetch, armAfter, opts...)
+}
+
+// simVariantOutcomes is SimVariantOutcomes in the world of Kafka version (versionOptions).
+func simVariantOutcomes(id, version string, delay int, fetch kgviz.FetchOrder, armAfter int, opts ...kgviz.Option) (Outcomes, error) {
 	if delay < 0 || delay > maxJoinDelay {
 		return nil, fmt.Errorf("join delay %d: want 0..%d", delay, maxJoinDelay)
 	}
-	return simVariant(id, variant{joinDelay: delay, fetch: fetch, armAfter: armAfter}, opts...)
+	return simVariant(id, variant{joinDelay: delay, fetch: fetch, armAfter: armAfter}, append(versionOptions(version), opts...)...)
 }
 
 // simVariant runs scenario id in variant v, with the world options opts.
@@ -113,6 +118,11 @@ type Variant struct {
 // every armAfter 0..12, and for a scenario of syncRaced each race variant.
 // The first is the scenario as scripted (SimOutcomes).
 func SimVariants(id string) ([]Variant, error) {
+	return SimVariantsOn(id, DefaultKafkaVersion)
+}
+
+// SimVariantsOn is SimVariants in the world of Kafka version (versionOptions).
+func SimVariantsOn(id, version string) ([]Variant, error) {
 	base, _ := baseScenario(id)
 	if _, ok := simScenarios[base]; !ok {
 		return nil, nil
@@ -121,12 +131,13 @@ func SimVariants(id string) ([]Variant, error) {
 	if armedOnFirstProcessed[base] {
 		arms = maxArmAfter
 	}
+	vopts := versionOptions(version)
 	var vs []Variant
 	for _, lo := range []bool{false, true} {
 		for _, f := range []kgviz.FetchOrder{kgviz.FetchRoundRobin, kgviz.FetchDrain} {
 			for d := 0; d <= maxJoinDelay; d++ {
 				for a := 0; a <= arms; a++ {
-					o, err := simVariant(id, variant{joinDelay: d, fetch: f, armAfter: a, listOffsets: lo})
+					o, err := simVariant(id, variant{joinDelay: d, fetch: f, armAfter: a, listOffsets: lo}, vopts...)
 					if err != nil {
 						return nil, err
 					}
@@ -141,7 +152,7 @@ func SimVariants(id string) ([]Variant, error) {
 				}
 				for _, r := range syncRaces(base) {
 					r.joinDelay, r.fetch, r.listOffsets = d, f, lo
-					o, err := simVariant(id, r)
+					o, err := simVariant(id, r, vopts...)
 					if err != nil {
 						return nil, err
 					}
