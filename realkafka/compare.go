@@ -374,8 +374,8 @@ func compareOutcomes(scenario string, sim Outcomes, real []Outcomes, known Known
 			rep.Varies = append(rep.Varies, fmt.Sprintf("%s: kgviz %s; Kafka runs %s", k, simV, strings.Join(vals, " / ")))
 		case seenVaries(opt.Seen, k, simV, vals) || seenRange(opt.Seen, k, so, inSim, real, tol):
 			rep.Varies = append(rep.Varies, fmt.Sprintf("%s: kgviz %s; Kafka %s, one of the recorded runs' %s", k, simV, strings.Join(vals, " / "), strings.Join(realValues(opt.Seen, k), " / ")))
-		case raceProduced(opt.Variants, sim, k, real) != "":
-			rep.Varies = append(rep.Varies, fmt.Sprintf("%s: kgviz %s; Kafka %s, which kgviz produces too with the same generations and SyncGroup errors (%s)", k, simV, strings.Join(vals, " / "), raceProduced(opt.Variants, sim, k, real)))
+		case raceProduced(opt.Variants, sim, k, real, opt.Seen) != "":
+			rep.Varies = append(rep.Varies, fmt.Sprintf("%s: kgviz %s; Kafka %s, which kgviz produces too with the same generations and SyncGroup errors (%s)", k, simV, strings.Join(vals, " / "), raceProduced(opt.Variants, sim, k, real, opt.Seen)))
 		case allProduced(opt.Variants, k, simV, vals) != "":
 			rep.Varies = append(rep.Varies, fmt.Sprintf("%s: kgviz %s; Kafka %s, which kgviz produces too (%s)", k, simV, strings.Join(vals, " / "), allProduced(opt.Variants, k, simV, vals)))
 		case opt.Replayed && planOutcome(k):
