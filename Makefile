@@ -8,8 +8,9 @@
 #   make test-differential  Kafka's assignors (Java harness) vs kgviz's on random inputs
 #   make test-oracle     Kafka's own group coordinator (harness/oracle) answers every request kgviz's broker answers
 #   make test-oracle-random  the random scripts alone, KGVIZ_ORACLE_RANDOM of them (1000; more for a longer run)
-#   make test-kafka      a real Kafka 4.1.1 broker: every demo live, compared with the simulation (realkafka/)
-#   make record-kafka    re-record realkafka/testdata/ (the committed real-broker runs)
+#   make test-kafka      a real Kafka broker (KAFKA_VERSION=4.1.1 or 4.4.0): every demo live, compared with the simulation (realkafka/)
+#   make record-kafka    re-record realkafka/testdata/ (the committed real-broker runs; 4.4.0's in testdata/kafka-4.4.0/)
+#   make test-kafka-stability  make test-kafka 3 times with both cores busy, then 3 times quiet (not part of make test)
 #   make test-kafka-share   a real Kafka 4.4.0 broker: the share-group scenarios (KIP-932) live, compared with the simulation
 #   make record-kafka-share re-record realkafka/testdata/share/ (3 runs per share scenario)
 #   make test-notebooks  execute notebooks (nbrun): solutions' checks pass, untouched exercises' checks fail
@@ -43,9 +44,16 @@ LAB_IP    ?= 127.0.0.1
 LAB_PORT  ?= 8888
 KAFKA_ONLY  ?= .*
 KAFKA_FLAGS ?=
+# The Kafka version of the broker and the clients (4.1.1, the recordings' default; 4.4.0 the newest 4.x).
+KAFKA_VERSION ?= 4.1.1
+# One tick in ms on the broker: the committed recordings' own (4.1.1's at 500; 4.4.0's at 1000, recorded on a machine
+# at load 40-60 where 500 ms was too short). A live run must use its version's tick: times and pause meters are in ticks.
+KAFKA_TICK ?= $(if $(filter 4.1.1,$(KAFKA_VERSION)),500,1000)
+KAFKA_HARNESS  = harness/realkafka/target/kafka-$(KAFKA_VERSION)
+KAFKA_TESTDATA = realkafka/testdata$(if $(filter 4.1.1,$(KAFKA_VERSION)),,/kafka-$(KAFKA_VERSION))
 TEST_TARGETS := test-go test-grader test-differential test-oracle test-kafka test-notebooks test-browser test-docker test-image
 
-.PHONY: help setup need-setup lab test $(TEST_TARGETS) test-oracle-random record-kafka test-kafka-share record-kafka-share fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
+.PHONY: help setup need-setup lab test $(TEST_TARGETS) test-oracle-random record-kafka test-kafka-stability test-kafka-share record-kafka-share fuzz fuzz-long bench bench-targets bench-grade lock-python clean clean-caches
 
 help:
 	@sed -n 's/^#   make /  make /p' $(firstword $(MAKEFILE_LIST))
@@ -114,24 +122,31 @@ test-oracle-random:
 	bash harness/oracle/build.sh 4.1.1 && bash harness/oracle/build.sh 4.4.0
 	KGVIZ_ORACLE=1 go test ./oracle -run '^TestOracleRandom$$' -count=1 -v -timeout 15m
 
-# A real broker (harness/realkafka: Kafka 4.1.1 from Maven Central, started and stopped by the harness):
+# A real broker (harness/realkafka: Kafka $(KAFKA_VERSION) from Maven Central, started and stopped by the harness):
 # every demo and the KIP-848 scenarios live, each compared outcome by outcome with the simulation;
 # fails on a difference not in realkafka/known_differences.json. One run per scenario (record-kafka records
-# several where the result varies). KAFKA_ONLY='demo0[12]' for a subset, KAFKA_FLAGS="--tick 1000" on a busy machine.
+# several where the result varies). KAFKA_ONLY='demo0[12]' for a subset, KAFKA_TICK (500 for 4.1.1, 1000 for 4.4.0) the recordings' tick,
+# KAFKA_VERSION=4.4.0 for the newest 4.x.
 test-kafka:
-	bash harness/realkafka/build.sh
-	KGVIZ_KAFKA=1 KGVIZ_KAFKA_FLAGS="--runs 1 --only $(KAFKA_ONLY) $(KAFKA_FLAGS)" go test ./realkafka -run '^TestLiveBroker$$' -count=1 -v -timeout 20m
+	bash harness/realkafka/build.sh $(KAFKA_VERSION)
+	KGVIZ_KAFKA=1 KGVIZ_KAFKA_VERSION=$(KAFKA_VERSION) KGVIZ_KAFKA_FLAGS="--runs 1 --tick $(KAFKA_TICK) --only $(KAFKA_ONLY) $(KAFKA_FLAGS)" go test ./realkafka -run '^TestLiveBroker$$' -count=1 -v -timeout 20m
 
-# The same runs, written to realkafka/testdata/ (replaced only if every run completed; with
+# The same runs, written to $(KAFKA_TESTDATA)/ (replaced only if every run completed; with
 # KAFKA_ONLY=<regexp> only the scenarios it matches are run and replaced).
 record-kafka:
-	bash harness/realkafka/build.sh
+	bash harness/realkafka/build.sh $(KAFKA_VERSION)
 	rm -rf build/realkafka-record && mkdir -p build/realkafka-record
-	java -cp 'harness/realkafka/target/kgviz-realkafka.jar:harness/realkafka/target/lib/*' kgviz.realkafka.Main \
-		record --out build/realkafka-record --max-seconds 1500 --only '$(KAFKA_ONLY)' $(KAFKA_FLAGS)
-	mkdir -p realkafka/testdata && if [ '$(KAFKA_ONLY)' = '.*' ]; then rm -f realkafka/testdata/*.json; fi
-	cp build/realkafka-record/*.json realkafka/testdata/
+	java -cp '$(KAFKA_HARNESS)/kgviz-realkafka.jar:$(KAFKA_HARNESS)/lib/*' kgviz.realkafka.Main \
+		record --out build/realkafka-record --max-seconds 1500 --tick $(KAFKA_TICK) --only '$(KAFKA_ONLY)' $(KAFKA_FLAGS)
+	mkdir -p $(KAFKA_TESTDATA) && if [ '$(KAFKA_ONLY)' = '.*' ]; then rm -f $(KAFKA_TESTDATA)/*.json; fi
+	cp build/realkafka-record/*.json $(KAFKA_TESTDATA)/
 	go test ./realkafka -count=1 -run '^TestRecordings'
+
+# make test-kafka 3 times with both cores kept busy by a bounded busy loop (scripts/kafka-stability.sh), then
+# 3 times quiet; every run's result and the load averages go to build/kafka-stability-$(KAFKA_VERSION).log. Needs
+# the machine otherwise idle (the quiet runs mean nothing beside other work); not part of make test.
+test-kafka-stability:
+	bash scripts/kafka-stability.sh $(KAFKA_VERSION)
 
 # Share groups (KIP-932) on a real Kafka 4.4.0 broker (harness/realkafka-share: harness/realkafka's sources built
 # against 4.4.0, entry point ShareRun): four KafkaShareConsumer members in their own JVMs on two partitions, one run per

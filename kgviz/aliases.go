@@ -168,6 +168,7 @@ const (
 	Fetch                  = kafka.Fetch
 	OffsetCommit           = kafka.OffsetCommit
 	OffsetFetch            = kafka.OffsetFetch
+	ListOffsets            = kafka.ListOffsets // sent only with WithListOffsets
 	FindCoordinator        = kafka.FindCoordinator
 	JoinGroup              = kafka.JoinGroup
 	Heartbeat              = kafka.Heartbeat

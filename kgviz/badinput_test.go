@@ -1,6 +1,8 @@
 package kgviz_test
 
 import (
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/kgviz/kgviz/kgviz"
@@ -30,7 +32,12 @@ func TestBadInput(t *testing.T) {
 		{"crash in the past", func(w *kgviz.World) *kgviz.World { return w.Crash("C1", kgviz.AtTick(1)) }, `AtTick(1)): tick 1 is in the past`},
 		{"nil assignor", func(w *kgviz.World) *kgviz.World { return w.SetAssignor(nil) }, `SetAssignor(nil)`},
 		{"world option on a member", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithRecords(3)) }, `records per partition is a world option`},
+		{"unknown reconciliation rule", func(w *kgviz.World) *kgviz.World {
+			return w.AddMember("C3", kgviz.WithReconciliation(kgviz.ClientReconciliation(-1)))
+		}, `WithReconciliation(-1): unknown reconciliation rule; use kgviz.ReconcileKafka411 or kgviz.ReconcileKafka440`},
 		{"bad timeout", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithSessionTimeout(0)) }, `session.timeout.ms = 0: must be at least 1`},
+		{"negative SyncGroup delay", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithSyncGroupDelay(-1)) }, `WithSyncGroupDelay(-1): ticks must be 0..60`},
+		{"SyncGroup delay too long", func(w *kgviz.World) *kgviz.World { return w.AddMember("C3", kgviz.WithSyncGroupDelay(61)) }, `WithSyncGroupDelay(61): ticks must be 0..60`},
 		{"conflicting commit and producer", func(w *kgviz.World) *kgviz.World {
 			return w.AddMember("C3", kgviz.WithProducer(kgviz.Plain), kgviz.WithCommit(kgviz.Transactional))
 		}, `WithCommit(transactional) does not go with WithProducer(plain)`},
@@ -87,6 +94,7 @@ func TestBadWorldOptions(t *testing.T) {
 		{[]kgviz.Option{kgviz.WithGroupProtocol(kgviz.GroupProtocol(7))}, "WithGroupProtocol(7): unknown group protocol"},
 		{[]kgviz.Option{kgviz.WithGroupProtocol(kgviz.Consumer), kgviz.WithRemoteAssignor("sticky")}, `group.remote.assignor="sticky"`},
 		{[]kgviz.Option{kgviz.WithCommitEvery(0)}, "commit every n batches"},
+		{[]kgviz.Option{kgviz.WithReconciliation(kgviz.ClientReconciliation(7))}, "WithReconciliation(7): unknown reconciliation rule"},
 	} {
 		w := kgviz.NewWorld(tt.opts...)
 		require.Error(t, w.Err())
@@ -96,4 +104,80 @@ func TestBadWorldOptions(t *testing.T) {
 	w := kgviz.NewWorld(kgviz.WithConfig("session.timeout.ms", 10), kgviz.WithTopic("refunds", 2, "r"))
 	require.NoError(t, w.Err())
 	assert.Equal(t, []string{"o0", "o1", "o2", "p0", "p1", "p2", "r0", "r1"}, w.Partitions())
+}
+
+// TestFetchOrder: with kgviz.FetchDrain a member's polls drain one partition
+// before the next, and a batch runs across a partition's end (the Java
+// consumer's FetchCollector); with the default they take turns. A bad order is
+// refused by name, and only for the world.
+func TestFetchOrder(t *testing.T) {
+	firstRecords := func(o kgviz.FetchOrder) []string {
+		w := kgviz.NewWorld(kgviz.WithOnlyTopics(), kgviz.WithTopic("orders", 2, "o"), kgviz.WithRecords(4), kgviz.WithFetchOrder(o))
+		require.NoError(t, w.Err())
+		w.AddMember("C1").RunUntil(kgviz.Quiet())
+		require.NoError(t, w.Err())
+		var got []string
+		for _, e := range w.Events() {
+			if e.Type == kgviz.EvFetched && e.Member == "C1" {
+				got = append(got, e.Record)
+			}
+		}
+		return got
+	}
+	assert.Equal(t, []string{"o0.0", "o0.1", "o0.2", "o1.0", "o1.1", "o1.2", "o0.3", "o1.3"}, firstRecords(kgviz.FetchRoundRobin))
+	assert.Equal(t, []string{"o0.0", "o0.1", "o0.2", "o0.3", "o1.0", "o1.1", "o1.2", "o1.3"}, firstRecords(kgviz.FetchDrain))
+
+	w := kgviz.NewWorld(kgviz.WithFetchOrder(kgviz.FetchOrder(5)))
+	require.Error(t, w.Err())
+	assert.Contains(t, w.Err().Error(), "WithFetchOrder(5): unknown fetch order")
+	w = kgviz.NewWorld().AddMember("C1", kgviz.WithFetchOrder(kgviz.FetchDrain))
+	require.Error(t, w.Err())
+	assert.Contains(t, w.Err().Error(), "WithFetchOrder")
+	assert.Equal(t, "FetchDrain", kgviz.FetchDrain.String())
+}
+
+// TestSyncGroupDelay: demo 3's four cooperative joins. As scripted every
+// SyncGroup reaches the broker before any member rejoins; with C2's
+// application busy 3 ticks after its JoinGroup answer (kgviz.WithSyncGroupDelay),
+// C2's SyncGroup of C4's join comes after C1 synced, revoked p0 and rejoined:
+// Kafka's GroupMetadataManager.classicGroupSync answers it
+// REBALANCE_IN_PROGRESS and C2 joins the next generation, which the join
+// needed anyway (C4 gets p0 in it): still two generations per join.
+func TestSyncGroupDelay(t *testing.T) {
+	run := func(c2 ...kgviz.Option) (*kgviz.World, []string) {
+		w := kgviz.NewWorld(kgviz.WithAssignor(kgviz.CooperativeSticky))
+		var gens []string
+		for _, m := range []string{"C1", "C2", "C3", "C4"} {
+			var opts []kgviz.Option
+			if m == "C2" {
+				opts = c2
+			}
+			before := w.Generation()
+			w.AddMember(m, opts...).RunUntil(kgviz.Stable())
+			require.NoError(t, w.Err())
+			gens = append(gens, fmt.Sprintf("%s+%d", m, w.Generation()-before))
+		}
+		return w, gens
+	}
+	rejected := func(w *kgviz.World) []string {
+		var got []string
+		for _, e := range w.Events() {
+			if s := e.String(); strings.Contains(s, "SyncGroup response") && strings.Contains(s, "REBALANCE_IN_PROGRESS") {
+				got = append(got, strings.Fields(s)[3])
+			}
+		}
+		return got
+	}
+	w, gens := run()
+	assert.Empty(t, rejected(w))
+	assert.Equal(t, []string{"C1+1", "C2+2", "C3+2", "C4+2"}, gens)
+	plain := w.Assignment()
+
+	w, gens = run(kgviz.WithSyncGroupDelay(3))
+	assert.Equal(t, []string{"C2"}, rejected(w), "C2's SyncGroup answered REBALANCE_IN_PROGRESS")
+	assert.Equal(t, []string{"C1+1", "C2+2", "C3+2", "C4+2"}, gens)
+	assert.Equal(t, plain, w.Assignment())
+
+	w, _ = run(kgviz.WithSyncGroupDelay(0))
+	assert.Empty(t, rejected(w), "0 is the default")
 }

@@ -249,6 +249,19 @@ func Polled(member, record string) Condition {
 	return c
 }
 
+// Processing holds once member has started processing the record during
+// this RunUntil (the tick its application thread took it up). SlowNext then
+// makes the record after it slow: w.RunUntil(Processing("C2", "p2.3")).SlowNext("C2")
+// is the harness's "slow after processed p2.3" (harness/realkafka,
+// Run.armSlowAfterProcessed).
+func Processing(member, record string) Condition {
+	c := On(fmt.Sprintf("Processing(%q, %q)", member, record), func(e Event) bool {
+		return e.Type == EvActivity && e.Member == member && e.Activity == ActivityProcessing && e.Record == record
+	})
+	c.members, c.records = []string{member}, []string{record}
+	return c
+}
+
 // Processed holds once member has processed the record during this RunUntil.
 func Processed(member, record string) Condition {
 	c := On(fmt.Sprintf("Processed(%q, %q)", member, record), func(e Event) bool {

@@ -3,6 +3,7 @@ package kgviz
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -100,10 +101,12 @@ type config struct {
 	requestTimeout      int              // request.timeout.ms: the producer retries after this many ticks
 	slowTicks           int              // processing time of a slow record
 	recordTicks         int              // processing time of a record
+	syncGroupDelay      int              // WithSyncGroupDelay: ticks a JoinGroup answer waits for a busy application
 	deadLetterTopic     string           // WithDeadLetterTopic; "" = none
 	failing             map[string][]int // WithFailingRecords: offsets by partition short name
 	recordsPerPartition int
-	runLimit            int // the most ticks one RunUntil may take
+	fetchOrder          FetchOrder // which partition a poll continues with (WithFetchOrder)
+	runLimit            int        // the most ticks one RunUntil may take
 	topics              []topicSpec
 	addedTopics         []topicSpec // WithTopic, merged into topics by applyOptions
 	topicsReplaced      bool        // WithOnlyTopics
@@ -117,11 +120,14 @@ type config struct {
 	instanceID          string
 	transactionalID     string // transactional.id as configured (WithTransactionalID; may hold ${env:HOSTNAME})
 	commitOnClose       bool   // WithCommitOnClose: commitSync before close()
+	flushBeforeOffsets  bool   // WithFlushBeforeOffsets: every record acknowledged before sendOffsetsToTransaction
+	listOffsets         bool   // WithListOffsets: ListOffsets before the first Fetch of a partition without a committed offset
 	static              bool
 	commitEvery         int                       // CommitAfter: commitSync after every n-th batch
 	listener            ConsumerRebalanceListener // subscribe(topics, listener)
 	groupProtocol       GroupProtocol             // group.protocol
 	remoteAssignor      string                    // group.remote.assignor ("": the broker chooses)
+	reconciliation      ClientReconciliation      // WithReconciliation: the client version's rule
 	// explicit are the client settings the member's own options set, which
 	// Kafka refuses with the other group.protocol (ConsumerConfig).
 	explicit map[string]bool
@@ -310,6 +316,68 @@ func WithRemoteAssignor(name string) Option {
 	}}
 }
 
+// ClientReconciliation is the rule by which a Consumer member's client (KIP-848,
+// kafka-clients' AbstractMembershipManager.maybeReconcile) starts a
+// reconciliation that revokes partitions. The two differ between Kafka
+// versions (read in the bytecode of both kafka-clients jars):
+//
+//   - ReconcileKafka411 (the default, kafka-clients 4.1.1): with auto-commit
+//     off, the consumer's background thread starts the revocation as soon as
+//     the new assignment arrives (maybeReconcile(false) returns early only
+//     when autoCommitEnabled), so onPartitionsRevoked runs in the member's
+//     next poll().
+//   - ReconcileKafka440 (kafka-clients 4.4.0): maybeReconcile(false) also
+//     returns early when partitions are to be revoked, so a revocation starts
+//     only from the application thread: ApplicationEventProcessor's
+//     process(AsyncPollEvent), the event poll() sends, calls
+//     maybeReconcile(true). The member's next poll() starts it and
+//     onPartitionsRevoked runs in the poll after, one poll later than on
+//     4.1.1: a member with long batches can miss its rebalance timeout and be
+//     fenced ("failed to transition from epoch N within ...",
+//     GroupMetadataManager). This is the recorded members' case, whose polls
+//     returned records an earlier Fetch had buffered, so the callbacks waited
+//     for the next poll (AsyncKafkaConsumer runs them while a poll waits for
+//     records); kgviz has no fetch buffer and its batches are longer in ticks
+//     than the broker's, so its members miss the timeout more often
+//     (docs/simplifications.md, "KIP-848 on Kafka 4.4.0").
+//
+// A reconciliation that only adds partitions is the same in both. Classic
+// members ignore the rule.
+type ClientReconciliation int
+
+const (
+	// ReconcileKafka411 is kafka-clients 4.1.1's rule (the default).
+	ReconcileKafka411 ClientReconciliation = iota
+	// ReconcileKafka440 is kafka-clients 4.4.0's rule: a revocation starts
+	// only in the application's poll().
+	ReconcileKafka440
+)
+
+// String names the rule by its Kafka version.
+func (r ClientReconciliation) String() string {
+	switch r {
+	case ReconcileKafka411:
+		return "kafka-clients 4.1.1"
+	case ReconcileKafka440:
+		return "kafka-clients 4.4.0"
+	}
+	return "ClientReconciliation(" + strconv.Itoa(int(r)) + ")"
+}
+
+// WithReconciliation sets, for the world's Consumer members or one of them,
+// the client version whose reconciliation rule it follows (ClientReconciliation):
+// kgviz.ReconcileKafka411 (the default) or kgviz.ReconcileKafka440, where a
+// revocation starts only in the member's poll().
+func WithReconciliation(r ClientReconciliation) Option {
+	return Option{name: "WithReconciliation", apply: func(c *config) error {
+		if r != ReconcileKafka411 && r != ReconcileKafka440 {
+			return fmt.Errorf("WithReconciliation(%d): unknown reconciliation rule; use kgviz.ReconcileKafka411 or kgviz.ReconcileKafka440", int(r))
+		}
+		c.reconciliation = r
+		return nil
+	}}
+}
+
 // WithConsumerGroupHeartbeatInterval sets the broker's
 // group.consumer.heartbeat.interval.ms in ticks (default 1): how often a
 // Consumer member (KIP-848) heartbeats.
@@ -385,6 +453,34 @@ func WithRequestTimeout(ticks int) Option {
 func WithSlowRecordTicks(ticks int) Option {
 	return intOption("slow record ticks", 1, ticks, func(c *config, v int) { c.slowTicks = v })
 }
+
+// WithSyncGroupDelay makes a classic member's application thread busy for
+// ticks ticks after a JoinGroup answer reaches it, so that its SyncGroup goes
+// out that much later (default 0: at kgviz's next network poll). The Java
+// client sends SyncGroup from AbstractCoordinator's JoinGroupResponseHandler,
+// which runs only when the application thread polls the network
+// (ConsumerNetworkClient.poll, from KafkaConsumer.poll or commitSync): the
+// heartbeat thread is disabled while the member is PREPARING_REBALANCE. A
+// member still processing the batch its last poll() returned answers late;
+// if another member meanwhile synced, revoked partitions and rejoined (the
+// cooperative protocol), or a removed member rejoined, the group is preparing
+// a new rebalance and Kafka answers the late SyncGroup REBALANCE_IN_PROGRESS
+// (GroupMetadataManager.classicGroupSync): one more generation. A member
+// blocked in poll() for the rebalance (eager, or owning nothing) answers at
+// once, as in Java. ticks must be 0..60.
+func WithSyncGroupDelay(ticks int) Option {
+	return Option{name: "WithSyncGroupDelay", apply: func(c *config) error {
+		if ticks < 0 || ticks > maxSyncGroupDelay {
+			return fmt.Errorf("WithSyncGroupDelay(%d): ticks must be 0..%d", ticks, maxSyncGroupDelay)
+		}
+		c.syncGroupDelay = ticks
+		return nil
+	}}
+}
+
+// maxSyncGroupDelay bounds WithSyncGroupDelay: longer than any rebalance
+// timeout a demo uses, a delay that long is a member removed, not a race.
+const maxSyncGroupDelay = 60
 
 // WithRecords sets how many records every input partition is pre-filled with (default 8).
 func WithRecords(n int) Option {
@@ -511,6 +607,48 @@ func WithProducer(p ProducerMode) Option {
 		if c.commit == Transactional {
 			c.commit = CommitAfter
 		}
+		return nil
+	}}
+}
+
+// FetchOrder is which partition a member's next poll continues with when
+// its last poll filled max.poll.records (WithFetchOrder).
+type FetchOrder int
+
+const (
+	// FetchRoundRobin (the default): the next poll starts with the partition
+	// after the one the last poll ended on, so a member's batches take turns
+	// over its partitions (kgviz's simplification of fetch sessions, KIP-227).
+	FetchRoundRobin FetchOrder = iota
+	// FetchDrain: the next poll continues the partition the last poll ended
+	// on until it is drained, then moves to the next, as the Java consumer's
+	// FetchCollector drains one partition's completed fetch before the next.
+	// A batch then can end one partition and start the next (o2.6 o2.7 p2.0),
+	// so where a partition's batch boundaries fall, and which records a crash
+	// makes processed twice, differ from FetchRoundRobin.
+	FetchDrain
+)
+
+func (o FetchOrder) String() string {
+	switch o {
+	case FetchRoundRobin:
+		return "FetchRoundRobin"
+	case FetchDrain:
+		return "FetchDrain"
+	}
+	return fmt.Sprintf("FetchOrder(%d)", int(o))
+}
+
+// WithFetchOrder sets which partition a poll continues with (world only):
+// kgviz.FetchRoundRobin (default) or kgviz.FetchDrain (the Java consumer's
+// FetchCollector order). Real Kafka's batches fall either way depending on
+// what its fetches returned; realkafka compares a live run against both.
+func WithFetchOrder(o FetchOrder) Option {
+	return Option{name: "WithFetchOrder", worldOnly: true, apply: func(c *config) error {
+		if o != FetchRoundRobin && o != FetchDrain {
+			return fmt.Errorf("WithFetchOrder(%d): unknown fetch order; use kgviz.FetchRoundRobin or kgviz.FetchDrain", int(o))
+		}
+		c.fetchOrder = o
 		return nil
 	}}
 }

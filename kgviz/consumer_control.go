@@ -178,6 +178,48 @@ func WithCommitOnClose() Option {
 	return Option{name: "WithCommitOnClose", apply: func(c *config) error { c.commitOnClose = true; return nil }}
 }
 
+// WithFlushBeforeOffsets makes a transactional application (Transactional)
+// wait until every record of its transaction is acknowledged before it hands
+// the batch's offsets to the producer: `producer.flush()` before
+// `producer.sendOffsetsToTransaction(...)`, or an application that waits for
+// each record (`producer.send(record).get()`), as the real-broker harness's
+// does (harness/realkafka, Agent.runBatch). A record refused meanwhile
+// (INVALID_PRODUCER_EPOCH from the partition leader: a fenced zombie) then
+// makes it abort before any offsets go out, so its EndTxn(ABORT) meets the
+// transaction coordinator's fence, PRODUCER_FENCED
+// (TransactionCoordinator.endTransaction). Without it the offsets leave
+// while the last record is in flight, as Kafka's TransactionManager allows:
+// under transaction.version 2 (no AddOffsetsToTxn) a zombie's TxnOffsetCommit
+// is then refused before its EndTxn. What kgviz's application does not wait
+// for is each record: a Produce's answer comes two ticks after it was sent
+// (one tick each way) and a record takes one, so the record after a refused
+// one is still sent (and refused) where a send().get() application would
+// not send it; and the wait at the end of a batch costs two ticks where the
+// broker answers in milliseconds. For the world or one member; other commit
+// modes ignore it.
+func WithFlushBeforeOffsets() Option {
+	return Option{name: "WithFlushBeforeOffsets", apply: func(c *config) error { c.flushBeforeOffsets = true; return nil }}
+}
+
+// WithListOffsets makes a consumer look up where a partition without a
+// committed offset starts, as the Java consumer does: after the group's
+// OffsetFetch answered no offset for it, poll() sends ListOffsets (earliest,
+// auto.offset.reset) to the partition's leader and sends the first Fetch
+// only after the answer (ClassicKafkaConsumer.updateFetchPositions,
+// OffsetFetcher.resetPositionsIfNeeded). One more round trip, two ticks,
+// before a new owner's first records, so its first batch ends two ticks
+// later. Without it (the default) kgviz starts such a partition at 0 at once.
+//
+// Where the first batch ends decides a race demo 1 shows on a real broker:
+// C1's commit of its first batch and the heartbeat that brings it the
+// rebalance notice when C2 joins. kgviz's default commits first; with
+// WithListOffsets the notice comes first, as in most live runs. For the
+// world or one member; a share consumer (AddShareMember) has no positions
+// and refuses it.
+func WithListOffsets() Option {
+	return Option{name: "WithListOffsets", apply: func(c *config) error { c.listOffsets = true; return nil }}
+}
+
 // closeOffsets are the offsets close() commits on the application's behalf:
 // the positions with WithCommitOnClose.
 func (p *member) closeOffsets() []broker.PartitionOffset {

@@ -194,3 +194,61 @@ func TestCommitOnClose(t *testing.T) {
 		}
 	}
 }
+
+// WithListOffsets: a partition without a committed offset is looked up with
+// ListOffsets (earliest) before the first Fetch, as the Java consumer's
+// OffsetFetcher.resetPositionsIfNeeded does; a partition with one is not.
+// Stable() does not wait for the answer (DescribeGroups does not either), so
+// the first records come two ticks later than without it.
+func TestListOffsetsBeforeTheFirstFetch(t *testing.T) {
+	firstFetched := func(w *kgviz.World, member string) int {
+		for _, e := range w.Events() {
+			if e.Type == kgviz.EvFetched && e.Member == member {
+				return e.Tick
+			}
+		}
+		return -1
+	}
+	sent := func(w *kgviz.World, member string) []string {
+		var out []string
+		for _, e := range w.Events() {
+			if e.Type == kgviz.EvSend && !e.Response && e.From == member && e.API == kgviz.ListOffsets {
+				out = append(out, fmt.Sprint(e.Body()))
+			}
+		}
+		return out
+	}
+	plain := kgviz.NewWorld().AddMember("C1").RunUntil(kgviz.Stable())
+	stable := plain.Now()
+	plain.RunFor(4)
+	w := kgviz.NewWorld().AddMember("C1", kgviz.WithListOffsets()).RunUntil(kgviz.Stable())
+	require.NoError(t, w.Err())
+	assert.Equal(t, stable, w.Now(), "Stable() does not wait for ListOffsets")
+	w.RunFor(4)
+	assert.Equal(t, firstFetched(plain, "C1")+2, firstFetched(w, "C1"), "one more round trip before the first records")
+	assert.Equal(t, []string{"earliest orders-0 orders-1 orders-2 payments-0 payments-1 payments-2"}, sent(w, "C1"))
+	assert.Empty(t, sent(plain, "C1"), "the default sends none")
+
+	// C2 joins: C1 keeps o0 (committed: no ListOffsets) and resets o1 p0 p1
+	w.AddMember("C2").RunUntil(kgviz.Stable()).RunFor(3)
+	require.NoError(t, w.Err())
+	assert.Equal(t, []string{"earliest orders-0 orders-1 orders-2 payments-0 payments-1 payments-2", "earliest orders-1 payments-0 payments-1"}, sent(w, "C1"))
+	assert.Empty(t, sent(w, "C2"), "C2 has no option of its own and the world none")
+
+	// as a world option, every member does it
+	all := kgviz.NewWorld(kgviz.WithListOffsets()).Join("C1", "C2")
+	require.NoError(t, all.Err())
+	assert.NotEmpty(t, sent(all, "C2"))
+}
+
+func TestListOffsetsRefusedForAShareConsumer(t *testing.T) {
+	w := kgviz.NewWorld().AddMember("C1").RunFor(2)
+	now, events := w.Now(), w.EventCount()
+	w.AddMember("S1", kgviz.ShareGroup("sg", "orders"), kgviz.WithListOffsets())
+	require.Error(t, w.Err())
+	assert.Equal(t, `AddMember("S1"): WithListOffsets with ShareGroup("sg"): a share consumer keeps no positions to reset; `+
+		`its group's share.auto.offset.reset says where it starts (WithShareAutoOffsetReset)`, w.Err().Error())
+	assert.Equal(t, now, w.Now(), "the world unchanged")
+	assert.Equal(t, events+1, w.EventCount(), "but for the stop, recorded for the charts")
+	assert.Equal(t, []string{"C1"}, w.Members())
+}

@@ -104,3 +104,91 @@ func ExampleReportingAssignor() {
 	// invalid plan: Kafka's plan assigns orders-0 to "A", which does not subscribe to orders
 	// kgviz's plan: map[A:[] B:[orders-0 orders-1 orders-2]]
 }
+
+// A zombie fenced under transaction.version 2 (KIP-890), with and without an
+// application that waits for its records before it sends the offsets: C2 is
+// restarted while stuck in the record after p2.3; its replacement's
+// InitProducerId bumps the epoch and aborts the open transaction. The zombie's
+// next record is refused INVALID_PRODUCER_EPOCH by the partition leader.
+// Waiting for it, the application aborts, and the transaction coordinator
+// refuses its EndTxn(ABORT) with PRODUCER_FENCED (TransactionCoordinator
+// .endTransaction: the epoch is neither the current one nor the one before
+// an EndTxn's bump). Not waiting, its offsets leave with the last record and
+// are refused first.
+func ExampleWithFlushBeforeOffsets() {
+	for _, wait := range []bool{true, false} {
+		w := kgviz.NewWorld(kgviz.WithCommit(kgviz.Transactional), kgviz.WithIsolation(kgviz.ReadCommitted), kgviz.WithTransactionVersion(2))
+		w.AddMember("C1").RunUntil(kgviz.Stable())
+		if wait {
+			w.AddMember("C2", kgviz.WithFlushBeforeOffsets())
+		} else {
+			w.AddMember("C2")
+		}
+		w.RunUntil(kgviz.Stable())
+		w.RunUntil(kgviz.Processing("C2", "p2.3")).SlowNext("C2").RunUntil(kgviz.SlowStarted("C2"))
+		from := w.Now()
+		w.Restart("C2").RunUntil(kgviz.Quiet())
+		fmt.Print("waits ", wait, ":")
+		for _, r := range w.Refusals("C2", kgviz.AnyAPI) {
+			if r.Tick > from && r.API != kgviz.InitProducerID && r.API != kgviz.Heartbeat && r.API != kgviz.JoinGroup {
+				fmt.Print(" ", r.API, " ", r.Error, ";")
+			}
+		}
+		fmt.Println()
+	}
+	// Output:
+	// waits true: Produce INVALID_PRODUCER_EPOCH; Produce INVALID_PRODUCER_EPOCH; EndTxn PRODUCER_FENCED;
+	// waits false: Produce INVALID_PRODUCER_EPOCH; Produce INVALID_PRODUCER_EPOCH; TxnOffsetCommit INVALID_PRODUCER_EPOCH;
+}
+
+// Demo 1 on a real broker: when C2 joins, does C1 commit its batch first, or
+// does the rebalance notice (a Heartbeat answered REBALANCE_IN_PROGRESS) come
+// first? It is a race of one tick. The Java consumer looks up where a
+// partition without a committed offset starts (ListOffsets) before its first
+// Fetch, so its first batch ends later and the notice wins.
+func ExampleWithListOffsets() {
+	for _, opts := range [][]kgviz.Option{nil, {kgviz.WithListOffsets()}} {
+		w := kgviz.NewWorld(opts...)
+		w.AddMember("C1").RunUntil(kgviz.Stable()).RunFor(4)
+		from := w.EventCount()
+		w.AddMember("C2").RunUntil(kgviz.Stable())
+		var seq []string
+		for _, e := range w.EventsSince(from) {
+			switch {
+			case e.Type == kgviz.EvSend && !e.Response && e.From == "C1" && e.API != kgviz.Fetch && e.API != kgviz.Produce && e.API != kgviz.Heartbeat && e.API != kgviz.InitProducerID:
+				seq = append(seq, e.API.String())
+			case e.Type == kgviz.EvSend && e.Response && e.To == "C1" && e.API == kgviz.Heartbeat && e.Error != kgviz.NONE:
+				seq = append(seq, "Heartbeat("+e.Error.String()+")")
+			}
+		}
+		fmt.Println(len(opts) > 0, seq)
+	}
+	// Output:
+	// false [OffsetCommit Heartbeat(REBALANCE_IN_PROGRESS) JoinGroup SyncGroup OffsetFetch]
+	// true [Heartbeat(REBALANCE_IN_PROGRESS) OffsetCommit JoinGroup SyncGroup OffsetFetch ListOffsets]
+}
+
+// C2's application stays 3 ticks in its batch after each JoinGroup answer.
+// In C4's join C1 gives up p0, syncs and rejoins before C2's SyncGroup comes:
+// Kafka's GroupMetadataManager.classicGroupSync answers it
+// REBALANCE_IN_PROGRESS, and C2 joins the next generation, which the
+// cooperative join needed anyway.
+func ExampleWithSyncGroupDelay() {
+	w := kgviz.NewWorld(kgviz.WithAssignor(kgviz.CooperativeSticky))
+	for _, m := range []string{"C1", "C2", "C3", "C4"} {
+		var opts []kgviz.Option
+		if m == "C2" {
+			opts = append(opts, kgviz.WithSyncGroupDelay(3))
+		}
+		w.AddMember(m, opts...).RunUntil(kgviz.Stable())
+	}
+	for _, e := range w.Events() {
+		if e.Type == kgviz.EvSend && e.API == kgviz.SyncGroup && e.Response && e.Error != kgviz.NONE {
+			fmt.Println(e)
+		}
+	}
+	fmt.Println("generation:", w.Generation(), w.Assignment())
+	// Output:
+	//   97 B1 -> C2 SyncGroup response gen=6 REBALANCE_IN_PROGRESS
+	// generation: 7 map[C1:[o0] C2:[o2 p1] C3:[o1 p2] C4:[p0]]
+}

@@ -653,3 +653,74 @@ func TestCloseMidBatchCommitsTheBatchFirst(t *testing.T) {
 		}
 	}
 }
+
+// Kafka 4.4.0's reconciliation (WithReconciliation(ReconcileKafka440)): a
+// reconciliation that revokes starts only from the application thread, in
+// the AsyncPollEvent its poll() sends (kafka-clients 4.4.0
+// AbstractMembershipManager.maybeReconcile(false) returns early when
+// partitions are to be revoked; ApplicationEventProcessor.process(AsyncPollEvent)
+// calls maybeReconcile(true)), and onPartitionsRevoked runs in the poll
+// after. C1, consuming batches of three records, is asked at C2's join to
+// give partitions up:
+//
+//	4.1.1 (the default): C1 revokes in its first poll after the request and
+//	  acknowledges; nobody is fenced.
+//	4.4.0: C1's first poll only starts the revocation; it revokes in its second
+//	  poll, which comes 12 ticks (max.poll.interval.ms, the rebalance timeout)
+//	  after the request: the coordinator fences C1 ("did not revoke within the
+//	  rebalance timeout", GroupMetadataManager's "failed to transition from
+//	  epoch"), which gives its partitions up as lost and joins again.
+func TestKIP848Reconciliation440RevokesAtNextPoll(t *testing.T) {
+	for _, tc := range []struct {
+		rule   kgviz.ClientReconciliation
+		fenced bool
+	}{
+		{kgviz.ReconcileKafka411, false},
+		{kgviz.ReconcileKafka440, true},
+	} {
+		t.Run(tc.rule.String(), func(t *testing.T) {
+			w := consumerWorld(kgviz.WithReconciliation(tc.rule)).Join("C1").RunFor(5)
+			n := w.EventCount()
+			w.AddMember("C2").RunUntil(kgviz.Stable())
+			require.NoError(t, w.Err())
+			ask, ok := firstEvent(w, n, func(e kgviz.Event) bool {
+				return e.Type == kgviz.EvMemberEpoch && e.Member == "C1" && len(e.Partitions()) > 0
+			})
+			require.True(t, ok, "C1 asked to revoke")
+			var polls []int // C1's polls after the request: each sends a Fetch
+			for _, e := range w.EventsSince(n) {
+				if e.Type == kgviz.EvSend && !e.Response && e.From == "C1" && e.API == kgviz.Fetch && e.Tick > ask.Tick {
+					polls = append(polls, e.Tick)
+				}
+			}
+			removed, fenced := firstEvent(w, n, func(e kgviz.Event) bool {
+				return e.Type == kgviz.EvMemberRemoved && e.Member == "C1"
+			})
+			require.Equal(t, tc.fenced, fenced)
+			require.NotEmpty(t, polls)
+			if !fenced {
+				revoked, ok := firstEvent(w, n, func(e kgviz.Event) bool {
+					return e.Type == kgviz.EvRevoked && e.Member == "C1" && e.Reason == kgviz.ReasonReconcileRevoke
+				})
+				require.True(t, ok, "onPartitionsRevoked")
+				assert.Equal(t, polls[0], revoked.Tick, "C1 revokes in its first poll after the request (polls at %v)", polls)
+				return
+			}
+			assert.Equal(t, kgviz.ReasonRebalanceTimeout, removed.Reason)
+			assert.Equal(t, ask.Tick+12, removed.Tick, "the rebalance timeout after the request")
+			require.GreaterOrEqual(t, len(polls), 2)
+			assert.Less(t, polls[0], removed.Tick, "C1's first poll came in time: it only started the revocation")
+			assert.Greater(t, polls[1], removed.Tick, "its next poll, which would revoke, came after the rebalance timeout")
+			_, revokedFirst := firstEvent(w, n, func(e kgviz.Event) bool {
+				return e.Type == kgviz.EvRevoked && e.Member == "C1" && e.Reason == kgviz.ReasonReconcileRevoke && e.Tick <= removed.Tick
+			})
+			assert.False(t, revokedFirst, "C1 did not revoke before it was fenced")
+			lost, ok := firstEvent(w, n, func(e kgviz.Event) bool {
+				return e.Type == kgviz.EvRevoked && e.Member == "C1" && e.Reason == kgviz.ReasonLost
+			})
+			require.True(t, ok, "onPartitionsLost")
+			assert.Greater(t, lost.Tick, removed.Tick)
+			assert.Len(t, w.Assignment(), 2, "C1 joined again")
+		})
+	}
+}

@@ -310,7 +310,10 @@ func (p *member) step() {
 	if p.phase.inPoll() {
 		p.lastPoll = p.now()
 	}
-	if p.lifecycle == LifecycleClosing && (p.phase == PhasePoll || p.phase == PhaseRebalance || p.phase == PhaseOffsetFetch) {
+	if g := &p.group; g.deferredJoin != nil && g.deferredUntil > 0 && p.now() >= g.deferredUntil {
+		p.pollNetwork() // WithSyncGroupDelay: the application's poll() after its busy ticks
+	}
+	if p.lifecycle == LifecycleClosing && (p.phase == PhasePoll || p.phase == PhaseRebalance || p.phase == PhaseOffsetFetch || p.phase == PhaseListOffsets) {
 		p.close()
 		return
 	}
@@ -381,6 +384,8 @@ func (p *member) receive(env broker.Envelope) {
 	case *broker.LeaveGroupResponse:
 	case *broker.OffsetFetchResponse:
 		p.onOffsetFetchResponse(m)
+	case *broker.ListOffsetsResponse:
+		p.onListOffsetsResponse(m)
 	case *broker.FetchResponse:
 		p.onFetchResponse(m)
 	case *broker.OffsetCommitResponse:

@@ -54,6 +54,10 @@ type consumerGroupClient struct {
 	// (CommitRequestManager's memberInfo): -1 while not in the group.
 	commitEpoch int
 	plainReq    broker.ConsumerGroupHeartbeatRequest
+	// startedLocal is the local epoch of the target whose revocation a poll
+	// started under ReconcileKafka440 (its AsyncPollEvent's
+	// maybeReconcile(true)); -1: none.
+	startedLocal int
 }
 
 // cgInit sets up a new process of a Consumer member: the member id is the
@@ -62,7 +66,7 @@ type consumerGroupClient struct {
 // instead of a UUID so that runs are reproducible.
 func (p *member) cgInit() {
 	c := &p.cg
-	*c = consumerGroupClient{state: ConsumerUnsubscribed, targetLocal: -1, currentLocal: -1, sentLocal: -2, commitEpoch: -1}
+	*c = consumerGroupClient{state: ConsumerUnsubscribed, targetLocal: -1, currentLocal: -1, sentLocal: -2, commitEpoch: -1, startedLocal: -1}
 	p.group.memberID = p.name + "-" + strconv.Itoa(p.incarnation)
 }
 
@@ -90,7 +94,7 @@ func (p *member) cgJoin() {
 	c := &p.cg
 	p.cgSetEpoch(0)
 	c.state = ConsumerJoining
-	c.target, c.targetLocal = nil, -1
+	c.target, c.targetLocal, c.startedLocal = nil, -1, -1
 	p.touch()
 }
 
@@ -334,7 +338,7 @@ func (p *member) cgPoll(settled bool) bool {
 	if c.state == ConsumerStale {
 		p.cgJoin() // maybeRejoinStaleMember: the poll timer was reset
 	}
-	if c.state == ConsumerReconciling && c.currentLocal != c.targetLocal && !p.cgReconcile(settled) {
+	if c.state == ConsumerReconciling && c.currentLocal != c.targetLocal && !p.cgRevocationStarts() && !p.cgReconcile(settled) {
 		return false
 	}
 	if p.cfg.commit == AutoCommit && g.assigned && c.state.inGroup() && p.now()-p.lastAuto >= p.cfg.autoCommitInterval {
@@ -349,6 +353,27 @@ func (p *member) cgPoll(settled bool) bool {
 		p.setActivity(event.ActivityJoining, "")
 		return false
 	}
+	return true
+}
+
+// cgRevocationStarts reports whether this poll only starts the
+// reconciliation, under kafka-clients 4.4.0's rule (ReconcileKafka440): a
+// reconciliation that revokes partitions is started by the AsyncPollEvent
+// the application's poll() sends (ApplicationEventProcessor calls
+// AbstractMembershipManager.maybeReconcile(true)); the background thread's
+// maybeReconcile(false) leaves it alone. onPartitionsRevoked, which the
+// started reconciliation hands to the application thread
+// (ConsumerRebalanceListenerInvoker), runs in the poll after, so the member
+// acknowledges one poll later than under 4.1.1's rule.
+func (p *member) cgRevocationStarts() bool {
+	c := &p.cg
+	if p.cfg.reconciliation != ReconcileKafka440 || c.startedLocal == c.targetLocal {
+		return false
+	}
+	if revoked, _ := reconcileDiff(c.target, p.owned); len(revoked) == 0 {
+		return false
+	}
+	c.startedLocal = c.targetLocal
 	return true
 }
 

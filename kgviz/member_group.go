@@ -34,6 +34,9 @@ type groupClient struct {
 	// poll() or commitSync (a cooperative member keeps processing its
 	// partitions while it rejoins).
 	deferredJoin *broker.JoinGroupResponse
+	// deferredUntil: WithSyncGroupDelay's tick before which the deferred
+	// answer is not handled (the application is still in its batch).
+	deferredUntil int
 	// syncFailed: SyncGroup was answered REBALANCE_IN_PROGRESS. Kafka's
 	// SyncGroupResponseHandler only fails the join future: the member stays
 	// COMPLETING_REBALANCE, so its heartbeat thread keeps the session alive,
@@ -310,9 +313,20 @@ func (p *member) onNetwork() bool {
 
 // receiveJoinGroup handles a JoinGroup answer now, or keeps it for the
 // application's next network poll (see groupClient.deferredJoin).
+//
+// With WithSyncGroupDelay(n) the application thread is taken to be busy in
+// the batch its poll() returned when the answer comes (unless it is blocked
+// in poll() for the rebalance itself): the answer, and with it the SyncGroup,
+// is handled n ticks after it arrived (member.step), not before.
 func (p *member) receiveJoinGroup(m *broker.JoinGroupResponse) {
-	if p.group.state == ClassicPreparingRebalance && !p.onNetwork() {
-		p.group.deferredJoin = m
+	g := &p.group
+	busy := p.cfg.syncGroupDelay > 0 && p.phase != PhaseRebalance
+	if g.state == ClassicPreparingRebalance && (!p.onNetwork() || busy) {
+		g.deferredJoin = m
+		g.deferredUntil = 0
+		if busy {
+			g.deferredUntil = p.now() + p.cfg.syncGroupDelay
+		}
 		return
 	}
 	p.onJoinGroupResponse(m)
@@ -321,7 +335,7 @@ func (p *member) receiveJoinGroup(m *broker.JoinGroupResponse) {
 // pollNetwork is the application thread polling the consumer's network
 // (ConsumerNetworkClient.poll): a JoinGroup answer that waited is handled.
 func (p *member) pollNetwork() {
-	if m := p.group.deferredJoin; m != nil {
+	if m := p.group.deferredJoin; m != nil && p.now() >= p.group.deferredUntil {
 		p.group.deferredJoin = nil
 		p.onJoinGroupResponse(m)
 	}

@@ -210,6 +210,7 @@ func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {
 		return
 	}
 	owned := p.markOwned()
+	var reset []TopicPartition
 	for _, po := range m.Offsets {
 		i := p.t.index(po.Partition)
 		if !owned.has(i, po.Partition) {
@@ -218,9 +219,44 @@ func (p *member) onOffsetFetchResponse(m *broker.OffsetFetchResponse) {
 		off := po.Offset
 		if off < 0 {
 			off = 0 // auto.offset.reset=earliest
+			if p.cfg.listOffsets {
+				reset = append(reset, po.Partition)
+			}
 		}
 		p.committedPos.put(i, off) // nothing to commit until the position moves
 		p.positions.put(i, off)
+	}
+	p.touch()
+	if len(reset) > 0 {
+		// WithListOffsets: the Java consumer resets a partition without a
+		// committed offset with a ListOffsets to its leader and fetches it
+		// only once the answer came (ClassicKafkaConsumer.updateFetchPositions:
+		// SubscriptionState.resetInitializingPositions, then
+		// OffsetFetcher.resetPositionsIfNeeded; AWAIT_RESET is not FETCHING).
+		// The position is kgviz's already (earliest: 0), so Stable() does not
+		// wait for it, as DescribeGroups does not.
+		p.request(&broker.ListOffsetsRequest{Timestamp: broker.EarliestTimestamp, Partitions: reset}, 0)
+		p.setPhase(PhaseListOffsets)
+		p.setActivity(event.ActivityOffsetFetch, "")
+		return
+	}
+	p.setPhase(PhasePoll)
+	p.poll()
+}
+
+// onListOffsetsResponse (WithListOffsets) sets the positions the leader
+// answered and goes on with poll(): the first Fetch.
+func (p *member) onListOffsetsResponse(m *broker.ListOffsetsResponse) {
+	if p.phase != PhaseListOffsets {
+		return
+	}
+	owned := p.markOwned()
+	for _, po := range m.Offsets {
+		i := p.t.index(po.Partition)
+		if po.Offset >= 0 && owned.has(i, po.Partition) && p.positions.has(i) && p.positions.at(i) == p.committedPos.at(i) {
+			p.positions.put(i, po.Offset)
+			p.committedPos.put(i, po.Offset)
+		}
 	}
 	p.touch()
 	p.setPhase(PhasePoll)

@@ -162,6 +162,10 @@ func (p *member) afterFlush() {
 		}
 		p.setPhase(PhaseCommitAfter)
 	case Transactional:
+		if p.producer.offsetsAfterFlush {
+			p.producer.sendOffsets() // WithFlushBeforeOffsets
+			return
+		}
 		p.producer.endTxn()
 	}
 }

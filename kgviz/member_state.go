@@ -161,11 +161,12 @@ const (
 	PhaseTxnEnd                           // waiting for EndTxn
 	PhaseBackoff                          // retry.backoff.ms before resending (Backoff says what)
 	PhaseDone                             // the process ended
+	PhaseListOffsets                      // in poll(), waiting for ListOffsets (WithListOffsets)
 )
 
 var phaseNames = [...]string{"", "init-producer-id", "find-coordinator", "poll", "rebalance", "offset-fetch", "fetch",
 	"commit-before", "process", "flush", "commit-after", "revoke-commit", "retry-commit", "txn-add-offsets", "txn-offset-commit",
-	"txn-end", "backoff", "done"}
+	"txn-end", "backoff", "done", "list-offsets"}
 
 // String returns the phase's name.
 func (ph Phase) String() string {
@@ -180,7 +181,7 @@ func (ph Phase) String() string {
 func (ph Phase) inPoll() bool {
 	switch ph {
 	case PhaseInitProducerID, PhaseFindCoordinator, PhasePoll, PhaseRebalance, PhaseOffsetFetch, PhaseFetch,
-		PhaseRevokeCommit, PhaseRetryCommit:
+		PhaseRevokeCommit, PhaseRetryCommit, PhaseListOffsets:
 		return true
 	}
 	return false

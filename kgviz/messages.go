@@ -20,6 +20,8 @@ type (
 	OffsetCommitResponse         = broker.OffsetCommitResponse
 	OffsetFetchRequest           = broker.OffsetFetchRequest
 	OffsetFetchResponse          = broker.OffsetFetchResponse
+	ListOffsetsRequest           = broker.ListOffsetsRequest
+	ListOffsetsResponse          = broker.ListOffsetsResponse
 	FindCoordinatorRequest       = broker.FindCoordinatorRequest
 	FindCoordinatorResponse      = broker.FindCoordinatorResponse
 	ConsumerProtocolSubscription = broker.ConsumerProtocolSubscription

@@ -64,6 +64,9 @@ type producer struct {
 	partition      addState
 	offsetsAdded   bool
 	offsetsWaiting bool // the batch ended while AddPartitionsToTxn was in flight
+	// offsetsAfterFlush: WithFlushBeforeOffsets held the offsets until every
+	// record is acknowledged (afterFlush sends them)
+	offsetsAfterFlush bool
 }
 
 func (pr *producer) init(p *member) {
@@ -326,7 +329,7 @@ func (pr *producer) fatalOrAbortable(api kafka.APIKey, code ErrorCode) {
 
 func (pr *producer) beginTransaction() {
 	pr.state = txnInTransaction
-	pr.partition, pr.offsetsAdded, pr.offsetsWaiting = partitionNotAdded, false, false
+	pr.partition, pr.offsetsAdded, pr.offsetsWaiting, pr.offsetsAfterFlush = partitionNotAdded, false, false, false
 }
 
 // commitTransaction runs at the end of a batch: sendOffsetsToTransaction,
@@ -345,6 +348,21 @@ func (pr *producer) beginTransaction() {
 func (pr *producer) commitTransaction() {
 	p := pr.p
 	p.pollNetwork()
+	if p.cfg.flushBeforeOffsets && !pr.flushed() {
+		// WithFlushBeforeOffsets: producer.flush() first; afterFlush goes on
+		pr.offsetsAfterFlush = true
+		p.setPhase(PhaseFlush)
+		p.setActivity(event.ActivityProducing, "")
+		return
+	}
+	pr.sendOffsets()
+}
+
+// sendOffsets is sendOffsetsToTransaction then commitTransaction, or the
+// abort of a transaction that met an abortable error.
+func (pr *producer) sendOffsets() {
+	p := pr.p
+	pr.offsetsAfterFlush = false
 	p.setActivity(event.ActivityCommitting, "")
 	if pr.state == txnAbortableError {
 		pr.endTxn()

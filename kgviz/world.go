@@ -3,6 +3,7 @@ package kgviz
 import (
 	"fmt"
 	"iter"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -106,7 +107,8 @@ func (w *World) init() {
 	w.topology = newTopology(w.cfg.topics)
 	w.broker = broker.New(broker.Config{Name: Broker, PartitionName: w.short, InternalTopics: true,
 		TransactionVersion:             w.cfg.transactionVersion,
-		ConsumerGroupHeartbeatInterval: w.cfg.consumerHeartbeatInterval, ConsumerGroupSessionTimeout: w.cfg.consumerSessionTimeout},
+		ConsumerGroupHeartbeatInterval: w.cfg.consumerHeartbeatInterval, ConsumerGroupSessionTimeout: w.cfg.consumerSessionTimeout,
+		FetchDrain: w.cfg.fetchOrder == FetchDrain},
 		w.clock, &w.net, recorder{w})
 	if w.cfg.tap != nil {
 		w.broker.SetTap(w.cfg.tap)
@@ -230,6 +232,10 @@ func (w *World) AddMember(id string, opts ...Option) *World {
 	}
 	if err := w.shareCheck(&cfg); err != nil { // share groups (share.go)
 		return w.fail(fmt.Errorf("AddMember(%q): %v", id, err))
+	}
+	if cfg.share.group != "" && slices.ContainsFunc(opts, func(o Option) bool { return o.name == "WithListOffsets" }) {
+		return w.fail(fmt.Errorf("AddMember(%q): WithListOffsets with ShareGroup(%q): a share consumer keeps no positions to reset; "+
+			"its group's share.auto.offset.reset says where it starts (WithShareAutoOffsetReset)", id, cfg.share.group))
 	}
 	if cfg.static && cfg.instanceID == "" {
 		cfg.instanceID = id

@@ -13,11 +13,14 @@ import (
 type Outcome struct {
 	Key   string
 	Value string
-	// Ticks outcomes are times: the real value may lie within [sim+Lo, sim+Hi]
-	// (heartbeats, timers and client start-up are not tick-exact on a broker).
-	Ticks  bool
-	Num    float64
-	Lo, Hi float64
+	// Ticks outcomes are times, compared within the outcome's Tolerance
+	// (known_differences.json): heartbeats, timers and client start-up are not
+	// tick-exact on a broker.
+	Ticks bool
+	Num   float64
+	// Meter outcomes are pause meters (partition-ticks), compared within
+	// MeterFactor of each other (or less than one partition-tick apart).
+	Meter bool
 	// Info outcomes are shown beside the others but never counted as a difference
 	// (durations that depend on kgviz's one-tick round trips).
 	Info bool
@@ -40,8 +43,24 @@ func (o Outcomes) set(key, value string) { o.put(Outcome{Key: key, Value: value}
 
 func (o Outcomes) setInt(key string, v int) { o.set(key, strconv.Itoa(v)) }
 
-func (o Outcomes) setTicks(key string, v, lo, hi float64) {
-	o.put(Outcome{Key: key, Value: fmtTicks(v), Ticks: true, Num: v, Lo: lo, Hi: hi})
+func (o Outcomes) setTicks(key string, v float64) {
+	o.put(Outcome{Key: key, Value: fmtTicks(v), Ticks: true, Num: v})
+}
+
+func (o Outcomes) setMeter(key string, v float64) {
+	o.put(Outcome{Key: key, Value: fmt.Sprintf("%.1f", v), Meter: true, Num: v})
+}
+
+// MeterFactor is how far apart a pause meter may be between kgviz and Kafka
+// and still compare equal: the larger at most 1.5 times the smaller.
+const MeterFactor = 1.5
+
+// metersAgree: within MeterFactor, or less than one partition-tick apart (a
+// pause shorter than a tick, which the recording's 0.1-tick times can show and
+// kgviz's integer ticks cannot).
+func metersAgree(a, b float64) bool {
+	lo, hi := min(a, b), max(a, b)
+	return hi-lo < 1+1e-9 || hi <= lo*MeterFactor+1e-9
 }
 
 func (o Outcomes) setInfo(key, value string) { o.put(Outcome{Key: key, Value: value, Info: true}) }
@@ -122,6 +141,7 @@ const (
 	keyLSOHeld           = "LSO held at the open transaction while others committed behind it"
 	keyAbortAfter        = "open transaction aborted after its first record (ticks)"
 	keyAbortAfterRestart = "open transaction aborted after the restart (ticks)"
+	keyLSOAfterRestart   = "LSO past the aborted records after the restart (ticks)"
 	keyCopiesP23         = "copies of inv(p2.3) in invoices-0"
 	keyRetryAfter        = "Produce of inv(p2.3) sent again after (ticks)"
 	keyPIDsTwice         = "producer ids per invoice of a record processed twice"

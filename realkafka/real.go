@@ -24,7 +24,7 @@ func RealOutcomes(r *Recording) Outcomes {
 		}
 		paused, ticks := x.paused(s.from, s.to)
 		o.set(keyPaused(s.label), listString(paused))
-		o.setInfo(keyPauseTicks(s.label), fmt.Sprintf("%.1f", ticks))
+		o.setMeter(keyPauseTicks(s.label), ticks)
 		if strings.HasPrefix(s.label, "add ") {
 			pausedTotal += len(paused)
 			joins++
@@ -39,12 +39,12 @@ func RealOutcomes(r *Recording) Outcomes {
 		if kip848 {
 			continue // reported by the KIP-848 outcomes
 		}
-		o.setTicks(keyRemovedAfter(c.member), x.removedAfter(c), -1.6, 1.5)
+		o.setTicks(keyRemovedAfter(c.member), x.removedAfter(c))
 	}
 	// Closes: when the rebalance started, from the moment close() ran.
 	for _, e := range r.Events {
 		if e.Type == "close-start" && !kip848 {
-			o.setTicks(keyRebalanceAfterClose(e.Member), x.rebalanceAfter(e.Tick), -1.5, 1.0)
+			o.setTicks(keyRebalanceAfterClose(e.Member), x.rebalanceAfter(e.Tick))
 		}
 	}
 
@@ -593,7 +593,7 @@ func (x *realView) processingOutcomes(o Outcomes) {
 			}
 		}
 		o.setInt(keyCopiesP23, copies)
-		o.setTicks(keyRetryAfter, x.retryAfter(), -0.5, 1.5)
+		o.setTicks(keyRetryAfter, x.retryAfter())
 	}
 	if r.Demo == 9 {
 		pids := map[string]map[int]bool{}
@@ -748,10 +748,18 @@ func (x *realView) lsoOutcomes(o Outcomes) {
 		}
 	}
 	if restart >= 0 {
-		// the restart's InitProducerId aborts at once: from the restart to the LSO moving on
+		// the restart's InitProducerId aborts at once: from the restart to the
+		// ABORT marker the coordinator writes for the crashed producer (the request
+		// log shows WriteTxnMarkers once it is done), and to the LSO moving on
+		for _, q := range r.Requests {
+			if q.Member == "B1" && q.API == "WriteTxnMarkers" && q.Tick >= restart && abortMarkerFor(q.Request, pid) {
+				o.setTicks(keyAbortAfterRestart, q.Tick-restart)
+				break
+			}
+		}
 		for _, s := range r.LSOSamples {
 			if s.LSO > first {
-				o.setTicks(keyAbortAfterRestart, s.Tick-restart, -5, 3)
+				o.setTicks(keyLSOAfterRestart, s.Tick-restart)
 				break
 			}
 		}
@@ -787,8 +795,23 @@ func (x *realView) lsoOutcomes(o Outcomes) {
 		}
 	}
 	if written >= 0 && moved >= 0 {
-		o.setTicks(keyAbortAfter, moved-written, -2, 3)
+		o.setTicks(keyAbortAfter, moved-written)
 	}
+}
+
+// abortMarkerFor says whether a WriteTxnMarkers request carries an ABORT
+// marker (transactionResult false) for the producer id.
+func abortMarkerFor(req map[string]any, pid int) bool {
+	markers, _ := req["markers"].([]any)
+	for _, mv := range markers {
+		m, _ := mv.(map[string]any)
+		if p, _ := m["producerId"].(float64); int(p) == pid {
+			if res, ok := m["transactionResult"].(bool); ok && !res {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // retryAfter (demo 8): from the Produce whose answer was lost to the next Produce of that member.

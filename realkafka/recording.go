@@ -187,6 +187,26 @@ type LostResponse struct {
 	Record string  `json:"record"`
 }
 
+// DefaultKafkaVersion is the version of the committed recordings in testdata/;
+// another version's are in testdata/kafka-<version>/.
+const DefaultKafkaVersion = "4.1.1"
+
+// KafkaVersion is the Kafka version a live run uses: $KGVIZ_KAFKA_VERSION, or DefaultKafkaVersion.
+func KafkaVersion() string {
+	if v := os.Getenv("KGVIZ_KAFKA_VERSION"); v != "" {
+		return v
+	}
+	return DefaultKafkaVersion
+}
+
+// TestdataDir is where the committed recordings of a Kafka version are, relative to this package.
+func TestdataDir(version string) string {
+	if version == DefaultKafkaVersion {
+		return "testdata"
+	}
+	return filepath.Join("testdata", "kafka-"+version)
+}
+
 // Load reads every recording (*.json) in dir, sorted by scenario and run.
 func Load(dir string) ([]*Recording, error) {
 	files, err := filepath.Glob(filepath.Join(dir, "*.json"))

@@ -525,7 +525,7 @@ func CompareShare(scenario string, runs []*ShareRecording, waivers []ShareWaiver
 	for _, r := range runs {
 		real = append(real, shareOutcomes(realShareRun(r), r.World.LockTicks))
 	}
-	rep := compareOutcomes(scenario, sim, real, nil)
+	rep := compareOutcomes(scenario, sim, real, KnownSet{}, Options{})
 	rep.Demo = 15
 	for i := range rep.Diffs {
 		for _, w := range waivers {

@@ -122,7 +122,7 @@ func TestShareComparisonCatchesAWrongSimulation(t *testing.T) {
 		for _, r := range runs {
 			real = append(real, shareOutcomes(realShareRun(r), r.World.LockTicks))
 		}
-		rep := compareOutcomes(c.scenario, sim, real, nil)
+		rep := compareOutcomes(c.scenario, sim, real, KnownSet{}, Options{})
 		var keys []string
 		for _, d := range rep.Diffs {
 			keys = append(keys, d.Key)

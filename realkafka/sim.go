@@ -27,10 +27,11 @@ type simRun struct {
 	epochs   map[int]string              // KIP-848: the member epochs at each Stable(), by step index
 	static   map[string]bool             // members added with kgviz.Static()
 	err      error
+	v        variant // the join tick shifted (variants.go); the zero variant is the scenario as scripted
 }
 
-func newSimRun(demo int, opts ...kgviz.Option) *simRun {
-	return &simRun{w: kgviz.NewWorld(opts...), demo: demo, assigned: map[int]map[string][]string{}}
+func newSimRun(v variant, demo int, opts ...kgviz.Option) *simRun {
+	return &simRun{w: kgviz.NewWorld(opts...), demo: demo, assigned: map[int]map[string][]string{}, v: v}
 }
 
 func (s *simRun) step(action, member string) *Step {
@@ -45,7 +46,16 @@ func (s *simRun) check() {
 }
 
 func (s *simRun) add(name string, opts ...kgviz.Option) {
+	if s.v.joinDelay > 0 && len(s.w.Members()) > 0 {
+		s.runFor(s.v.joinDelay)
+	}
 	s.step("add", name)
+	if s.v.slowLater > 0 {
+		opts = append(opts[:len(opts):len(opts)], kgviz.WithSlowRecordTicks(harnessSlowTicks+s.v.slowLater))
+	}
+	if s.v.syncMember == name && s.v.syncTicks > 0 {
+		opts = append(opts[:len(opts):len(opts)], kgviz.WithSyncGroupDelay(s.v.syncTicks))
+	}
 	s.w.AddMember(name, opts...)
 	s.check()
 }
@@ -103,18 +113,37 @@ func (s *simRun) armCrash(name, record string, n int) {
 
 // SimOutcomes runs scenario id on the simulation and extracts its outcomes; ok
 // is false when the simulation has no counterpart (the KIP-848 scenarios).
+// The world is Kafka 4.1.1's (DefaultKafkaVersion): SimOutcomesOn.
 func SimOutcomes(id string) (o Outcomes, ok bool, err error) {
+	return SimOutcomesOn(id, DefaultKafkaVersion)
+}
+
+// SimOutcomesOn is SimOutcomes in the world of Kafka version (versionOptions).
+func SimOutcomesOn(id, version string) (o Outcomes, ok bool, err error) {
 	base, tv := baseScenario(id)
 	script, ok := simScenarios[base]
 	if !ok {
 		return nil, false, nil
 	}
-	s := script([]kgviz.Option{kgviz.WithTransactionVersion(tv)})
+	s := script(simArgs{opts: append([]kgviz.Option{kgviz.WithTransactionVersion(tv)}, versionOptions(version)...)})
 	s.tv = tv
 	if s.err != nil {
 		return nil, true, fmt.Errorf("simulation of %s: %v", id, s.err)
 	}
 	return s.outcomes(), true, nil
+}
+
+// versionOptions are the world options that make kgviz's world the one of
+// Kafka version: from 4.4.0 on, the consumer's reconciliation of kafka-clients
+// 4.4.0, which starts a revocation only in the application's poll()
+// (kgviz.WithReconciliation(kgviz.ReconcileKafka440); docs/simplifications.md).
+// 4.1.1 (and "") is kgviz's default world.
+func versionOptions(version string) []kgviz.Option {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err == nil && (major > 4 || major == 4 && minor >= 4) {
+		return []kgviz.Option{kgviz.WithReconciliation(kgviz.ReconcileKafka440)}
+	}
+	return nil
 }
 
 // baseScenario splits the transaction.version suffix off a scenario id:
@@ -142,7 +171,7 @@ func (s *simRun) outcomes() Outcomes {
 		}
 		paused, ticks := meter.Between(int(seg.from), int(seg.to)+1)
 		o.set(keyPaused(seg.label), listString(paused))
-		o.setInfo(keyPauseTicks(seg.label), fmt.Sprintf("%.1f", float64(ticks)))
+		o.setMeter(keyPauseTicks(seg.label), float64(ticks))
 		if strings.HasPrefix(seg.label, "add ") {
 			pausedTotal += len(paused)
 			joins++
@@ -166,7 +195,7 @@ func (s *simRun) outcomes() Outcomes {
 					break
 				}
 			}
-			o.setTicks(keyRemovedAfter(e.Member), removed, 0, 0)
+			o.setTicks(keyRemovedAfter(e.Member), removed)
 		case kgviz.EvClose:
 			// close() runs at the member's next poll: its LeaveGroup (a static member sends none)
 			ran := e.Tick
@@ -187,7 +216,7 @@ func (s *simRun) outcomes() Outcomes {
 					break
 				}
 			}
-			o.setTicks(keyRebalanceAfterClose(e.Member), after, 0, 0)
+			o.setTicks(keyRebalanceAfterClose(e.Member), after)
 		case kgviz.EvPollTimeout:
 			o.set(keyPollTimeout(e.Member), Yes)
 		}
@@ -499,7 +528,7 @@ func (s *simRun) processingOutcomes(o Outcomes, ev []kgviz.Event) {
 		if len(sent) >= 2 {
 			retry = float64(sent[1] - sent[0])
 		}
-		o.setTicks(keyRetryAfter, retry, 0, 0)
+		o.setTicks(keyRetryAfter, retry)
 	}
 	if s.demo == 9 {
 		pids := map[string]map[int64]bool{}
@@ -565,9 +594,15 @@ func simLSOOutcomes(o Outcomes, log []kgviz.LogRecord, restart int) {
 	}
 	held, moved := false, -1
 	if restart >= 0 {
+		for _, m := range log[first:] {
+			if m.State == kgviz.StateMarker && m.Record == "ABORT" && m.PID == log[first].PID && m.Tick >= restart {
+				o.setTicks(keyAbortAfterRestart, float64(m.Tick-restart))
+				break
+			}
+		}
 		for t := restart; t <= last; t++ {
 			if lso, _ := lsoHW(t); lso > first {
-				o.setTicks(keyAbortAfterRestart, float64(t-restart), 0, 0)
+				o.setTicks(keyLSOAfterRestart, float64(t-restart))
 				break
 			}
 		}
@@ -584,7 +619,7 @@ func simLSOOutcomes(o Outcomes, log []kgviz.LogRecord, restart int) {
 	}
 	o.set(keyLSOHeld, map[bool]string{true: Yes, false: No}[held])
 	if moved >= 0 {
-		o.setTicks(keyAbortAfter, float64(moved-log[first].Tick), 0, 0)
+		o.setTicks(keyAbortAfter, float64(moved-log[first].Tick))
 	}
 }
 

@@ -141,24 +141,46 @@ func GenerationFence(opts ...kgviz.Option) (*kgviz.World, int) {
 }
 
 // EpochFence is Demo 12, part 2: victim is restarted while stuck in a slow
-// record inside a transaction (after it processed record); the old process
-// carries on as a zombie that its replacement fences. It returns the world
-// once everything is consumed, and the index of the first event after the
-// restart.
+// record inside a transaction (the record after record, which its open
+// transaction has written); the old process
+// carries on as a zombie that its replacement fences. The victim's
+// application waits for its records' acknowledgements before it sends the
+// offsets (kgviz.WithFlushBeforeOffsets), as the one run on a real broker does
+// (realkafka's demo12-epoch-fence): the zombie's refused record makes it
+// abort, and its EndTxn(ABORT) is refused PRODUCER_FENCED under either
+// transaction.version. It returns the world once everything is consumed, and
+// the index of the first event after the restart.
 func EpochFence(members int, victim, record string, opts ...kgviz.Option) (*kgviz.World, int) {
-	w := Group(members, exactlyOnce(opts)...)
-	w.RunUntil(kgviz.Processed(victim, record)).SlowNext(victim).RunUntil(kgviz.SlowStarted(victim))
+	w := victimWaits(members, victim, exactlyOnce(opts))
+	w.RunUntil(kgviz.Processing(victim, record)).SlowNext(victim).RunUntil(kgviz.SlowStarted(victim))
 	n := w.EventCount()
 	return w.Restart(victim).RunUntil(kgviz.Quiet()), n
 }
 
+// victimWaits is Group where victim's application waits for its records'
+// acknowledgements before it sends the offsets (kgviz.WithFlushBeforeOffsets,
+// as the real-broker harness's application does: send().get()); the others
+// go on while their last record is in flight.
+func victimWaits(n int, victim string, opts []kgviz.Option) *kgviz.World {
+	w := kgviz.NewWorld(opts...)
+	for _, m := range Members(n) {
+		if m == victim {
+			w.AddMember(m, kgviz.WithFlushBeforeOffsets())
+		} else {
+			w.AddMember(m)
+		}
+		w.RunUntil(kgviz.Stable())
+	}
+	return w
+}
+
 // SlowInTransaction is EpochFence without the restart: victim's slow record
-// (after it processed record) simply runs out. It returns the world once
+// (the one after record) simply runs out. It returns the world once
 // everything is consumed, and the index of the first event after the slow
 // record started.
 func SlowInTransaction(members int, victim, record string, opts ...kgviz.Option) (*kgviz.World, int) {
-	w := Group(members, exactlyOnce(opts)...)
-	w.RunUntil(kgviz.Processed(victim, record)).SlowNext(victim).RunUntil(kgviz.SlowStarted(victim))
+	w := victimWaits(members, victim, exactlyOnce(opts))
+	w.RunUntil(kgviz.Processing(victim, record)).SlowNext(victim).RunUntil(kgviz.SlowStarted(victim))
 	n := w.EventCount()
 	return w.RunUntil(kgviz.Quiet()), n
 }

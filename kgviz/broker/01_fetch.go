@@ -93,9 +93,13 @@ func (b *Broker) handleFetch(env *Envelope, req *FetchRequest) {
 			end = l.LastStableOffset()
 		}
 		resp.HighWatermarks = append(resp.HighWatermarks, PartitionOffset{fp.Partition, l.HighWatermark()})
-		for off := fp.FetchOffset; off < end && len(resp.Records) < req.MaxRecords; off++ {
+		off := fp.FetchOffset
+		for ; off < end && len(resp.Records) < req.MaxRecords; off++ {
 			resp.Records = append(resp.Records, FetchedRecord{Partition: fp.Partition, Offset: off, Record: l.records[off].Record})
 			resp.Next = (req.Start + i + 1) % n
+		}
+		if b.fetchDrain && off > fp.FetchOffset && off < end {
+			resp.Next = (req.Start + i) % n // this partition is not drained yet
 		}
 	}
 	b.reply(env, 0, resp)

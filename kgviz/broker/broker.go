@@ -85,17 +85,24 @@ type Config struct {
 	// ConsumerGroupAssignors is group.consumer.assignors: the server-side
 	// assignors, the default first (Kafka 4.x: uniform, range).
 	ConsumerGroupAssignors []string
+	// FetchDrain: a Fetch that fills MaxRecords inside a partition that has
+	// more records tells the member to continue with that partition (Next),
+	// as the Java consumer's FetchCollector drains one partition's completed
+	// fetch before the next; false (default) continues with the partition
+	// after it (round robin, kgviz's simplification of KIP-227's sessions).
+	FetchDrain bool
 }
 
 // Broker is the one broker of a simulated cluster.
 type Broker struct {
-	name   string
-	clock  *clock.Clock
-	net    Network
-	rec    Recorder
-	pname  func(kafka.TopicPartition) string
-	logs   map[kafka.TopicPartition]*Log
-	topics map[string]int // topic → partition count
+	fetchDrain bool // Config.FetchDrain
+	name       string
+	clock      *clock.Clock
+	net        Network
+	rec        Recorder
+	pname      func(kafka.TopicPartition) string
+	logs       map[kafka.TopicPartition]*Log
+	topics     map[string]int // topic → partition count
 
 	internal        bool // __consumer_offsets exists
 	creatingOffsets bool // its creation was asked for
@@ -150,7 +157,7 @@ func New(cfg Config, clk *clock.Clock, net Network, rec Recorder) *Broker {
 	b := &Broker{name: cfg.Name, clock: clk, net: net, rec: rec, pname: cfg.PartitionName,
 		logs: map[kafka.TopicPartition]*Log{}, topics: map[string]int{}, internal: cfg.InternalTopics,
 		consumerHeartbeatInterval: cfg.ConsumerGroupHeartbeatInterval, consumerSessionTimeout: cfg.ConsumerGroupSessionTimeout,
-		consumerAssignors: append([]string(nil), cfg.ConsumerGroupAssignors...)}
+		consumerAssignors: append([]string(nil), cfg.ConsumerGroupAssignors...), fetchDrain: cfg.FetchDrain}
 	b.groups = newGroupCoordinator(b)
 	b.txns = newTxnCoordinator(b, cfg.TransactionVersion)
 	return b
@@ -249,6 +256,8 @@ func (b *Broker) receive(env *Envelope) {
 		b.groups.handleOffsetCommit(env, m)
 	case *OffsetFetchRequest:
 		b.groups.handleOffsetFetch(env, m)
+	case *ListOffsetsRequest:
+		b.handleListOffsets(env, m)
 	case *FindCoordinatorRequest:
 		b.handleFindCoordinator(env, m)
 	case *JoinGroupRequest:

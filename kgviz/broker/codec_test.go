@@ -14,6 +14,7 @@ import (
 var allMessages = []kafka.Message{
 	&ProduceRequest{}, &ProduceResponse{}, &FetchRequest{}, &FetchResponse{},
 	&OffsetCommitRequest{}, &OffsetCommitResponse{}, &OffsetFetchRequest{}, &OffsetFetchResponse{},
+	&ListOffsetsRequest{}, &ListOffsetsResponse{},
 	&FindCoordinatorRequest{}, &FindCoordinatorResponse{}, &JoinGroupRequest{}, &JoinGroupResponse{},
 	&HeartbeatRequest{}, &HeartbeatResponse{}, &LeaveGroupRequest{}, &LeaveGroupResponse{},
 	&SyncGroupRequest{}, &SyncGroupResponse{}, &InitProducerIDRequest{}, &InitProducerIDResponse{},

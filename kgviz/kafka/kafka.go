@@ -45,8 +45,9 @@ const (
 	ShareGroupHeartbeat APIKey = 76
 	ShareFetch          APIKey = 78
 	ShareAcknowledge    APIKey = 79
-	// ListOffsets is not simulated (a partition without a committed offset
-	// starts at 0); it has a name for real-broker recordings (realkafka).
+	// ListOffsets is sent only by a member with kgviz.WithListOffsets (without
+	// it a partition without a committed offset starts at 0 at once); it is
+	// not in APIKeys, and has a name for real-broker recordings (realkafka).
 	ListOffsets APIKey = 2
 )
 

@@ -21,10 +21,11 @@ import java.util.regex.Pattern;
  * kgviz's real-broker runner.
  *
  * <pre>
- *   record --out DIR [--tick MS] [--parallel N] [--only REGEX] [--runs N] [--max-seconds S] [--work DIR]
+ *   record --out DIR [--tick MS] [--parallel N] [--only REGEX] [--runs N] [--first-run K] [--max-seconds S] [--work DIR]
  *       starts a Kafka 4.1.1 broker per transaction.version the scenarios need (2, and 1 for the
  *       "-tv1" variants), runs the scenarios, several at a time on one broker (each with its own
  *       topics, group and transactional ids), and writes one JSON file per scenario run to DIR.
+ *       --first-run K numbers the runs from K (more runs of a scenario beside the committed ones).
  *       Everything it started (brokers, member JVMs) is stopped before it returns, also on
  *       failure, on Ctrl-C and after --max-seconds; exit status 0 only if every run completed.
  *   broker [--tick MS] [--seconds S]
@@ -54,7 +55,7 @@ public final class Main {
             }
             case "record" -> System.exit(record(o, tick));
             default -> {
-                System.err.println("usage: record --out DIR [--tick MS] [--parallel N] [--only REGEX] [--runs N] [--max-seconds S] | broker | list");
+                System.err.println("usage: record --out DIR [--tick MS] [--parallel N] [--only REGEX] [--runs N] [--first-run K] [--max-seconds S] | broker | list");
                 System.exit(2);
             }
         }
@@ -67,6 +68,7 @@ public final class Main {
         long maxSeconds = Long.parseLong(o.getOrDefault("max-seconds", "900"));
         Pattern only = Pattern.compile(o.getOrDefault("only", ".*"));
         int runsOverride = Integer.parseInt(o.getOrDefault("runs", "0"));
+        int firstRun = Integer.parseInt(o.getOrDefault("first-run", "1"));
         List<Scenarios.Scenario> chosen = new ArrayList<>();
         for (Scenarios.Scenario s : Scenarios.all()) if (only.matcher(s.id()).find()) chosen.add(s);
         if (chosen.isEmpty()) {
@@ -133,7 +135,7 @@ public final class Main {
             List<Object[]> jobs = new ArrayList<>();
             for (Scenarios.Scenario s : chosen) {
                 int runs = runsOverride > 0 ? runsOverride : s.runs();
-                for (int i = 1; i <= runs; i++) jobs.add(new Object[] {s, i});
+                for (int i = firstRun; i < firstRun + runs; i++) jobs.add(new Object[] {s, i});
             }
             jobs.sort((a, b) -> Integer.compare(weight((Scenarios.Scenario) b[0]), weight((Scenarios.Scenario) a[0])));
             for (Object[] j : jobs) {
@@ -141,7 +143,7 @@ public final class Main {
                 int runIndex = (Integer) j[1];
                 int v = s.transactionVersion();
                 results.add(ex.submit(() -> {
-                    // a run that did not complete (a machine too busy for the tick) is run once more
+                    // a run that did not complete (a machine too busy for the tick) is run again, at most twice more
                     String first = null;
                     for (int attempt = 1; ; attempt++) {
                         String tag = String.format("s%02d", tags.incrementAndGet());
@@ -164,10 +166,10 @@ public final class Main {
                         }
                         r.validate(logs[v]);
                         r.stop();
-                        if (r.failure != null && attempt == 1) {
+                        if (r.failure != null && attempt < 3) {
                             runAdmin.close();
-                            first = r.failure;
-                            System.out.println("realkafka: " + s.id() + " run " + runIndex + " did not complete (" + r.failure + "); once more");
+                            if (first == null) first = r.failure;
+                            System.out.println("realkafka: " + s.id() + " run " + runIndex + " did not complete (" + r.failure + "); attempt " + (attempt + 1) + " of 3");
                             continue;
                         }
                         Map<String, Object> rec;
@@ -177,10 +179,11 @@ public final class Main {
                             runAdmin.close();
                         }
                         if (first != null) rec.put("retried_after", first);
+                        final int attempts = attempt;
                         String file = s.id() + "-" + runIndex + ".json";
                         Recorder.write(rec, out.resolve(file));
                         return String.format("%-34s run %d  %5.1f s  %s%s", s.id(), runIndex, (System.currentTimeMillis() - t) / 1000.0,
-                            r.failure == null ? "ok" : "FAILED: " + r.failure, first == null ? "" : " (second attempt)");
+                            r.failure == null ? "ok" : "FAILED: " + r.failure, attempts == 1 ? "" : " (attempt " + attempts + ")");
                     }
                 }));
             }

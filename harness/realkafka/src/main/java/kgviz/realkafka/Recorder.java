@@ -9,10 +9,6 @@ import org.apache.kafka.clients.consumer.ConsumerRecord;
 import org.apache.kafka.clients.consumer.KafkaConsumer;
 import org.apache.kafka.clients.consumer.OffsetAndMetadata;
 import org.apache.kafka.common.TopicPartition;
-import org.apache.kafka.common.record.ControlRecordType;
-import org.apache.kafka.common.record.FileRecords;
-import org.apache.kafka.common.record.Record;
-import org.apache.kafka.common.record.RecordBatch;
 import org.apache.kafka.common.serialization.StringDeserializer;
 import org.apache.kafka.common.utils.Utils;
 
@@ -52,7 +48,7 @@ final class Recorder {
         out.put("run", r.runIndex);
         out.put("demo", r.demo);
         out.put("title", r.title);
-        out.put("kafka_version", org.apache.kafka.common.utils.AppInfoParser.getVersion());
+        out.put("kafka_version", kafkaVersion());
         out.put("transaction_version", (int) r.broker.transactionVersion);
         out.put("tick_ms", r.tickMs);
         out.put("duration_ticks", r.tick(end));
@@ -293,6 +289,18 @@ final class Recorder {
         return n;
     }
 
+    /** The clients' version (AppInfoParser: in common.utils up to 4.3, common.utils.internals in 4.4). */
+    static String kafkaVersion() {
+        for (String c : new String[] {"org.apache.kafka.common.utils.internals.AppInfoParser", "org.apache.kafka.common.utils.AppInfoParser"}) {
+            try {
+                return (String) Class.forName(c).getMethod("getVersion").invoke(null);
+            } catch (ReflectiveOperationException e) {
+                // the other version's class
+            }
+        }
+        throw new IllegalStateException("no AppInfoParser in this Kafka's clients");
+    }
+
     static int pidOf(Map<Long, Integer> idx, long pid) {
         synchronized (idx) {
             return idx.computeIfAbsent(pid, k -> 1001 + idx.size());
@@ -309,17 +317,16 @@ final class Recorder {
         }
         List<Map<String, Object>> txnRecords = new ArrayList<>();
         for (Path seg : segs) {
-            try (FileRecords fr = FileRecords.open(new File(seg.toString()), false)) {
-                for (RecordBatch b : fr.batches()) {
+            try (SegmentReader fr = SegmentReader.open(new File(seg.toString()))) {
+                for (SegmentReader.Batch b : fr.batches()) {
                     long pid = b.producerId();
                     if (pid >= 0) pids.add(pid);
-                    for (Record rec : b) {
+                    for (SegmentReader.Rec rec : b.records()) {
                         Map<String, Object> m = new LinkedHashMap<>();
                         m.put("offset", rec.offset());
                         if (b.isControlBatch()) {
-                            ControlRecordType t = ControlRecordType.parse(rec.key());
                             m.put("record", "");
-                            m.put("control", t.name());
+                            m.put("control", rec.controlType());
                         } else {
                             m.put("record", rec.value() == null ? "" : Utils.utf8(rec.value()));
                             m.put("control", "");

@@ -32,7 +32,7 @@ final class Scenarios {
 
     static List<Scenario> all() {
         List<Scenario> s = new ArrayList<>();
-        s.add(new Scenario("demo01-rebalance", 1, "A rebalance, step by step: C1 alone, then C2 joins", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo01-rebalance", 1, "A rebalance, step by step: C1 alone, then C2 joins", 3, (short) 2, false, r -> {
             r.add("C1");
             r.prepare("C2", Map.of());
             r.awaitStable(STABLE);
@@ -41,28 +41,28 @@ final class Scenarios {
             r.awaitStable(STABLE);
             r.sleepTicks(4);
         }));
-        s.add(new Scenario("demo02-range", 2, "Range, eager: C1..C4 join one at a time", 1, (short) 2, false, r -> joinFour(r, "range")));
+        s.add(new Scenario("demo02-range", 2, "Range, eager: C1..C4 join one at a time", 3, (short) 2, false, r -> joinFour(r, "range")));
         s.add(new Scenario("demo03-cooperative", 3, "Cooperative-sticky: C1..C4 join one at a time", 3, (short) 2, false,
             r -> joinFour(r, "cooperative-sticky")));
-        s.add(new Scenario("demo04-commit-after", 4, "Commit after processing: C2 crashes after 2 records of the batch holding p2.3", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo04-commit-after", 4, "Commit after processing: C2 crashes after 2 records of the batch holding p2.3", 3, (short) 2, false, r -> {
             twoMembers(r, () -> r.armCrash("C2", "p2.3", 2));
             r.await("C2", Run.ev("crash"), "Crashed(C2)", 200);
             r.awaitQuiet(QUIET);
         }));
-        s.add(new Scenario("demo05-commit-before", 5, "Commit before processing: C2 crashes right after committing the batch holding p2.3", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo05-commit-before", 5, "Commit before processing: C2 crashes right after committing the batch holding p2.3", 3, (short) 2, false, r -> {
             r.world.put("commit", "before");
             twoMembers(r, () -> r.armCrash("C2", "p2.3", 0));
             r.await("C2", Run.ev("crash"), "Crashed(C2)", 200);
             r.awaitQuiet(QUIET);
         }));
-        s.add(new Scenario("demo05-auto-commit", 5, "Auto-commit (interval 10 ticks): C2 crashes after 2 records of the batch holding p2.3", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo05-auto-commit", 5, "Auto-commit (interval 10 ticks): C2 crashes after 2 records of the batch holding p2.3", 3, (short) 2, false, r -> {
             r.world.put("commit", "auto");
             r.world.put("auto.commit.interval.ms", 10);
             twoMembers(r, () -> r.armCrash("C2", "p2.3", 2));
             r.await("C2", Run.ev("crash"), "Crashed(C2)", 200);
             r.awaitQuiet(QUIET);
         }));
-        s.add(new Scenario("demo06-close-restart", 6, "close() and a restart of a dynamic member", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo06-close-restart", 6, "close() and a restart of a dynamic member", 3, (short) 2, false, r -> {
             twoMembers(r);
             r.prepare("C2");
             r.close("C2");
@@ -71,15 +71,15 @@ final class Scenarios {
             r.awaitStable(STABLE);
             r.sleepTicks(3);
         }));
-        s.add(new Scenario("demo06-crash", 6, "A dynamic member crashes: the group waits for session.timeout.ms", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo06-crash", 6, "A dynamic member crashes: the group waits for session.timeout.ms", 3, (short) 2, false, r -> {
             twoMembers(r);
             r.crashNow("C2");
             r.awaitStable(STABLE);
             r.sleepTicks(2);
         }));
-        s.add(new Scenario("demo06-rolling-dynamic", 6, "Rolling restart of three dynamic members", 1, (short) 2, false, r -> rolling(r, false)));
-        s.add(new Scenario("demo06-rolling-static", 6, "Rolling restart of three static members (group.instance.id)", 1, (short) 2, false, r -> rolling(r, true)));
-        s.add(new Scenario("demo06-static-crash", 6, "A static member really dies: noticed after session.timeout.ms", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo06-rolling-dynamic", 6, "Rolling restart of three dynamic members", 3, (short) 2, false, r -> rolling(r, false)));
+        s.add(new Scenario("demo06-rolling-static", 6, "Rolling restart of three static members (group.instance.id)", 3, (short) 2, false, r -> rolling(r, true)));
+        s.add(new Scenario("demo06-static-crash", 6, "A static member really dies: noticed after session.timeout.ms", 3, (short) 2, false, r -> {
             r.add("C1", Map.of("instanceId", "C1"));
             r.prepare("C2", Map.of("instanceId", "C2"));
             r.awaitStable(STABLE);
@@ -89,16 +89,16 @@ final class Scenarios {
             r.awaitStable(STABLE);
             r.sleepTicks(2);
         }));
-        s.add(new Scenario("demo07-zombie", 7, "The zombie consumer: the record after p2.3 takes 15 ticks, max.poll.interval.ms is 12", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo07-zombie", 7, "The zombie consumer: the record after p2.3 takes 15 ticks, max.poll.interval.ms is 12", 3, (short) 2, false, r -> {
             twoMembers(r, () -> r.armSlowAfterPolled("C2", "p2.3"));
             r.awaitQuiet(QUIET);
         }));
-        s.add(new Scenario("demo07-zombie-static", 7, "The zombie consumer, static (group.instance.id): no LeaveGroup on the poll timeout; C2 (first in range's order) slow after p1.3", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo07-zombie-static", 7, "The zombie consumer, static (group.instance.id): no LeaveGroup on the poll timeout; C2 (first in range's order) slow after p1.3", 3, (short) 2, false, r -> {
             twoMembers(r, Map.of(), Map.of("instanceId", "C2"), () -> r.armSlowAfterPolled("C2", "p1.3"));
             r.awaitQuiet(QUIET);
         }));
         for (String producer : List.of("idempotent", "plain")) {
-            s.add(new Scenario("demo08-" + producer, 8, "The answer to C2's Produce of inv(p2.3) is lost (" + producer + " producer)", 1, (short) 2, true, r -> {
+            s.add(new Scenario("demo08-" + producer, 8, "The answer to C2's Produce of inv(p2.3) is lost (" + producer + " producer)", 3, (short) 2, true, r -> {
                 r.world.put("producer", producer);
                 r.pollTimeoutExpected = true; // a produce blocked in its retry may outlast max.poll.interval.ms
                 // Armed as soon as C2 exists, not when the orchestrator sees Polled(C2, p2.3): C2 sends that
@@ -113,7 +113,7 @@ final class Scenarios {
                 if (r.proxy.lost() == 0) r.fail("the proxy lost no answer: C2 sent no Produce of inv(p2.3) after it was armed");
             }));
         }
-        s.add(new Scenario("demo09-reprocessing", 9, "Idempotent producer; C2 crashes after 2 records of the batch holding o2.3", 1, (short) 2, false, r -> {
+        s.add(new Scenario("demo09-reprocessing", 9, "Idempotent producer; C2 crashes after 2 records of the batch holding o2.3", 3, (short) 2, false, r -> {
             twoMembers(r, () -> r.armCrash("C2", "o2.3", 2));
             r.await("C2", Run.ev("crash"), "Crashed(C2)", 200);
             r.awaitQuiet(QUIET);
@@ -121,20 +121,20 @@ final class Scenarios {
         for (short tv : new short[] {1, 2}) {
             String v = "-tv" + tv;
             boolean tv1 = tv == 1; // transaction.version 2 (Kafka 4.x default) only for demo 10 and demo 12 epoch fence
-            s.add(new Scenario("demo10-transactions" + v, 10, "Transactions: C2 crashes after 3 records of the transaction holding p2.3 (transaction.version=" + tv + ")", 1, tv, false, r -> {
+            s.add(new Scenario("demo10-transactions" + v, 10, "Transactions: C2 crashes after 3 records of the transaction holding p2.3 (transaction.version=" + tv + ")", 3, tv, false, r -> {
                 transactional(r);
                 twoMembers(r, () -> r.armCrash("C2", "p2.3", 3));
                 r.await("C2", Run.ev("crash"), "Crashed(C2)", 200);
                 r.awaitQuiet(QUIET);
             }));
-            if (tv1) s.add(new Scenario("demo11-lso" + v, 11, "read_committed and the LSO: C2 crashes inside the transaction holding o2.3 (transaction.version=" + tv + ")", 1, tv, false, r -> {
+            if (tv1) s.add(new Scenario("demo11-lso" + v, 11, "read_committed and the LSO: C2 crashes inside the transaction holding o2.3 (transaction.version=" + tv + ")", 3, tv, false, r -> {
                 transactional(r);
                 r.sampleLso = true;
                 twoMembers(r, () -> r.armCrash("C2", "o2.3", 3));
                 r.await("C2", Run.ev("crash"), "Crashed(C2)", 200);
                 r.awaitQuiet(QUIET);
             }));
-            if (tv1) s.add(new Scenario("demo11-lso-restart" + v, 11, "The same crash, then a restart of C2 one tick later (transaction.version=" + tv + ")", 1, tv, false, r -> {
+            if (tv1) s.add(new Scenario("demo11-lso-restart" + v, 11, "The same crash, then a restart of C2 one tick later (transaction.version=" + tv + ")", 3, tv, false, r -> {
                 transactional(r);
                 r.sampleLso = true;
                 twoMembers(r, () -> r.armCrash("C2", "o2.3", 3));
@@ -144,7 +144,7 @@ final class Scenarios {
                 r.restart("C2");
                 r.awaitQuiet(QUIET);
             }));
-            if (tv1) s.add(new Scenario("demo12-generation-fence" + v, 12, "KIP-447: static C2 (session 30 ticks) stuck in a 20-tick record while C3 joins (transaction.version=" + tv + ")", 1, tv, false, r -> {
+            if (tv1) s.add(new Scenario("demo12-generation-fence" + v, 12, "KIP-447: static C2 (session 30 ticks) stuck in a 20-tick record while C3 joins (transaction.version=" + tv + ")", 3, tv, false, r -> {
                 transactional(r);
                 r.add("C1");
                 r.prepare("C2", Map.of("instanceId", "C2", "sessionTimeoutTicks", 30, "slowTicks", 20));
@@ -159,7 +159,7 @@ final class Scenarios {
                 r.add("C3");
                 r.awaitQuiet(QUIET);
             }));
-            s.add(new Scenario("demo12-epoch-fence" + v, 12, "A restart while C2 is stuck in a slow record: the producer epoch fences the zombie (transaction.version=" + tv + ")", 1, tv, false, r -> {
+            s.add(new Scenario("demo12-epoch-fence" + v, 12, "A restart while C2 is stuck in a slow record: the producer epoch fences the zombie (transaction.version=" + tv + ")", 3, tv, false, r -> {
                 transactional(r);
                 twoMembers(r, () -> r.armSlowAfterProcessed("C2", "p2.3"));
                 r.prepare("C2");
@@ -167,7 +167,7 @@ final class Scenarios {
                 r.restart("C2");
                 r.awaitQuiet(QUIET);
             }));
-            if (tv1) s.add(new Scenario("demo12-unstable-offset" + v, 12, "C2 crashes after its TxnOffsetCommit, before EndTxn: OffsetFetch sees UNSTABLE_OFFSET_COMMIT (transaction.version=" + tv + ")", 1, tv, false, r -> {
+            if (tv1) s.add(new Scenario("demo12-unstable-offset" + v, 12, "C2 crashes after its TxnOffsetCommit, before EndTxn: OffsetFetch sees UNSTABLE_OFFSET_COMMIT (transaction.version=" + tv + ")", 3, tv, false, r -> {
                 transactional(r);
                 twoMembers(r, () -> {
                     r.step("arm-crash", "C2", "after", "TxnOffsetCommit");
@@ -179,7 +179,7 @@ final class Scenarios {
         }
         for (String assignor : List.of("uniform", "range")) {
             s.add(new Scenario("kip848-" + assignor, 13, "KIP-848 (group.protocol=consumer, group.remote.assignor=" + assignor
-                + "): C1..C4 join one at a time (C4 static), C4 restarts, C2 crashes, C3 closes", 2, (short) 2, false, r -> {
+                + "): C1..C4 join one at a time (C4 static), C4 restarts, C2 crashes, C3 closes", 3, (short) 2, false, r -> {
                     r.world.put("protocol", "consumer");
                     r.world.put("remote.assignor", assignor);
                     r.world.remove("assignor");
