@@ -265,3 +265,19 @@ func TestPutCopiesEveryEnvelopeField(t *testing.T) {
 	env.ID = id
 	require.Equal(t, env, got)
 }
+
+// TestSendKeepsNoEnvelope: the broker lends network.Send its one answer
+// envelope (Broker.out) and writes its next answer over it as soon as Send
+// returns; the flight on the wire keeps what was sent.
+func TestSendKeepsNoEnvelope(t *testing.T) {
+	w := NewWorld()
+	env := broker.Envelope{ReplyTo: 7, From: Broker, To: Broker, Generation: 3,
+		Msg: &broker.WriteTxnMarkersRequest{TransactionalID: "tx-C1"}}
+	sent := env
+	w.net.Send(&env)
+	env = broker.Envelope{ID: -1, ReplyTo: -1, From: "X", To: "Y", Conn: 9, Generation: -1, Msg: &broker.HeartbeatRequest{}}
+	lane := w.net.lanes[laneNormal]
+	got := lane[len(lane)-1].env
+	sent.ID = got.ID
+	require.Equal(t, sent, got)
+}

@@ -71,13 +71,15 @@ func (n *network) sendConsumerHeartbeat(env broker.Envelope, p *member, record b
 }
 
 // Send is the broker's side: its responses and its requests to itself.
-func (n *network) Send(env broker.Envelope) {
+// env is lent (broker.Network): put copies it into the flight, and the
+// broker reuses it for its next answer.
+func (n *network) Send(env *broker.Envelope) {
 	var p *member
 	if env.To != n.w.broker.Name() {
 		p = n.w.conns[env.Conn]
 	}
 	lane, record := n.laneOf(env.Msg, env.Conn, env.Generation)
-	n.put(lane, &env, p, record)
+	n.put(lane, env, p, record)
 }
 
 // laneOf is the lane of a message the broker sends, and whether it is recorded.
@@ -235,7 +237,7 @@ func (n *network) deliver(f *flight) {
 		return
 	}
 	if f.env.To == n.w.broker.Name() {
-		n.w.broker.Receive(f.env)
+		n.w.broker.Receive(&f.env) // lent: the broker copies what it keeps
 		return
 	}
 	p := f.proc

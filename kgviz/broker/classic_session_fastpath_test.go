@@ -56,7 +56,7 @@ func TestClassicSessionExpiredMatchesReference(t *testing.T) {
 		send := func(client int, m kafka.Message) {
 			id++
 			for _, s := range sides {
-				s.b.Receive(Envelope{ID: id, From: fmt.Sprintf("C%d", client), To: "B1", Conn: client, Msg: m})
+				s.b.Receive(&Envelope{ID: id, From: fmt.Sprintf("C%d", client), To: "B1", Conn: client, Msg: m})
 			}
 		}
 		for step := range 150 {
