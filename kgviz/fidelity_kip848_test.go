@@ -27,7 +27,7 @@ func heartbeat(t *testing.T, b *broker.Broker, out *outbox, conn int, req *broke
 	t.Helper()
 	n := len(out.sent)
 	req.GroupID = kgviz.GroupID
-	b.Receive(broker.Envelope{ID: 100 + n, From: "C" + string(rune('0'+conn)), To: "B1", Conn: conn, Msg: req})
+	b.Receive(&broker.Envelope{ID: 100 + n, From: "C" + string(rune('0'+conn)), To: "B1", Conn: conn, Msg: req})
 	require.Len(t, out.sent, n+1, "one answer")
 	return out.sent[n].Msg.(*broker.ConsumerGroupHeartbeatResponse)
 }

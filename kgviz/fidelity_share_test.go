@@ -31,7 +31,7 @@ var t0 = kafka.TopicPartition{Topic: "t", Partition: 0}
 func shareFetch(t *testing.T, b *broker.Broker, out *outbox, member string, max int, acks ...broker.AcknowledgementBatch) broker.ShareFetchPartitionData {
 	t.Helper()
 	n := len(out.sent)
-	b.Receive(broker.Envelope{ID: 100 + n, From: member, To: "B1", Conn: 1, Msg: &broker.ShareFetchRequest{GroupID: "workers",
+	b.Receive(&broker.Envelope{ID: 100 + n, From: member, To: "B1", Conn: 1, Msg: &broker.ShareFetchRequest{GroupID: "workers",
 		MemberID: member + "-1", MaxRecords: max, Topics: []broker.ShareFetchPartition{{Partition: t0, AcknowledgementBatches: acks}}}})
 	require.Len(t, out.sent, n+1, "one answer")
 	r := out.sent[n].Msg.(*broker.ShareFetchResponse)
@@ -93,7 +93,7 @@ func TestFidelityInvalidRecordState(t *testing.T) {
 // fetch what they are assigned; the broker is stepped by messages.
 func TestFidelityUnknownTopicOrPartition(t *testing.T) {
 	b, out, _ := shareBroker()
-	b.Receive(broker.Envelope{ID: 1, From: "S1", To: "B1", Conn: 1, Msg: &broker.ShareFetchRequest{GroupID: "workers", MemberID: "S1-1",
+	b.Receive(&broker.Envelope{ID: 1, From: "S1", To: "B1", Conn: 1, Msg: &broker.ShareFetchRequest{GroupID: "workers", MemberID: "S1-1",
 		MaxRecords: 3, Topics: []broker.ShareFetchPartition{{Partition: kafka.TopicPartition{Topic: "nosuch", Partition: 0}}, {Partition: t0}}}})
 	require.Len(t, out.sent, 1)
 	r := out.sent[0].Msg.(*broker.ShareFetchResponse)

@@ -383,20 +383,20 @@ func TestFidelityFencedInstanceID(t *testing.T) {
 func TestFidelityCoordinatorNotAvailable(t *testing.T) {
 	b, clk, out := freshBroker()
 	find := &broker.FindCoordinatorRequest{CoordinatorKey: kgviz.GroupID, KeyType: broker.CoordinatorGroup}
-	b.Receive(broker.Envelope{ID: 1, From: "C1", To: "B1", Conn: 1, Msg: find})
+	b.Receive(&broker.Envelope{ID: 1, From: "C1", To: "B1", Conn: 1, Msg: find})
 	require.Len(t, out.sent, 1)
 	assert.Equal(t, kgviz.COORDINATOR_NOT_AVAILABLE, out.sent[0].Msg.(*broker.FindCoordinatorResponse).ErrorCode)
 	assert.Equal(t, 1, out.sent[0].ReplyTo)
 	assert.Equal(t, "C1", out.sent[0].To)
 
 	// the same tick: still creating
-	b.Receive(broker.Envelope{ID: 2, From: "C1", To: "B1", Conn: 1, Msg: find})
+	b.Receive(&broker.Envelope{ID: 2, From: "C1", To: "B1", Conn: 1, Msg: find})
 	assert.Equal(t, kgviz.COORDINATOR_NOT_AVAILABLE, out.sent[1].Msg.(*broker.FindCoordinatorResponse).ErrorCode)
 
 	// a tick later the topic exists and B1 coordinates the group
 	clk.Advance()
 	clk.FireDue()
-	b.Receive(broker.Envelope{ID: 3, From: "C1", To: "B1", Conn: 1, Msg: find})
+	b.Receive(&broker.Envelope{ID: 3, From: "C1", To: "B1", Conn: 1, Msg: find})
 	resp := out.sent[2].Msg.(*broker.FindCoordinatorResponse)
 	assert.Equal(t, kgviz.NONE, resp.ErrorCode)
 	assert.Equal(t, "B1", resp.Host)
@@ -405,7 +405,7 @@ func TestFidelityCoordinatorNotAvailable(t *testing.T) {
 // outbox collects what a broker sends.
 type outbox struct{ sent []broker.Envelope }
 
-func (o *outbox) Send(e broker.Envelope) { o.sent = append(o.sent, e) }
+func (o *outbox) Send(e *broker.Envelope) { o.sent = append(o.sent, *e) } // a copy: e is lent
 
 func freshBroker() (*broker.Broker, *clock.Clock, *outbox) {
 	clk, out := clock.New(), &outbox{}
@@ -606,7 +606,7 @@ func TestFidelityInvalidProducerIDMapping(t *testing.T) {
 		b.CreateTopic("invoices", 1)
 		send := func(m kafka.Message) kafka.Message {
 			n := len(out.sent)
-			b.Receive(broker.Envelope{ID: n + 1, From: "C1", To: "B1", Conn: 1, Msg: m})
+			b.Receive(&broker.Envelope{ID: n + 1, From: "C1", To: "B1", Conn: 1, Msg: m})
 			require.Greater(t, len(out.sent), n, "%T answered", m)
 			return out.sent[len(out.sent)-1].Msg
 		}
@@ -635,7 +635,7 @@ func TestFidelityInvalidTxnState(t *testing.T) {
 	b.CreateTopic("invoices", 1)
 	send := func(m kafka.Message) kafka.Message {
 		n := len(out.sent)
-		b.Receive(broker.Envelope{ID: n + 1, From: "C1", To: "B1", Conn: 1, Msg: m})
+		b.Receive(&broker.Envelope{ID: n + 1, From: "C1", To: "B1", Conn: 1, Msg: m})
 		require.Greater(t, len(out.sent), n, "%T answered", m)
 		return out.sent[len(out.sent)-1].Msg
 	}
@@ -668,7 +668,7 @@ func TestFidelityInvalidTxnState(t *testing.T) {
 		out.sent = kept
 		for i, e := range toBroker {
 			e.ID = 100*(tick+1) + i
-			b.Receive(e)
+			b.Receive(&e)
 		}
 	}
 	require.Equal(t, kgviz.TxnCompleteAbort, b.Transactions().Summaries()[0].State)

@@ -27,7 +27,7 @@ func TestConsumerMemberFenced(t *testing.T) {
 			owned := append([]TopicPartition(nil), p.owned...)
 			require.NotEmpty(t, owned)
 			n := w.EventCount()
-			p.receive(broker.Envelope{ReplyTo: p.cg.inFlight, From: Broker, To: "C2",
+			p.receive(&broker.Envelope{ReplyTo: p.cg.inFlight, From: Broker, To: "C2",
 				Msg: &broker.ConsumerGroupHeartbeatResponse{ErrorCode: code}})
 			assert.Equal(t, ConsumerFenced, p.cg.state)
 			assert.Zero(t, p.cg.epoch, "the epoch is reset")

@@ -60,31 +60,36 @@ type member struct {
 	ownedShort []string
 	// By input partition index (World.index): where the application reads,
 	// what it knows is committed, each partition's end as the last fetch saw it.
-	positions       offsetTable
-	committedPos    offsetTable
-	logEnd          offsetTable
-	rotation        int
-	lastPoll        int
-	lastAuto        int
-	activity        event.Activity
-	activityRec     string
-	ver             int // bumped whenever owned partitions or positions change
-	changed         bool
-	refreshStamp    uint32  // the pause tracker's stamp of the refresh that saw this process changed
-	held            []int32 // input partitions (indices) the pause tracker counts as consumed by this process
-	noteStamp       [2]uint32
-	noteIdx         [2]int
-	readyVer        int
-	readyVal        bool
-	idleVer         int // ver when poll() last found nothing to fetch (-1: not idle; member_idle.go)
-	restartOnClose  bool
-	flushThenClose  bool // PhaseFlush is close() waiting for the producer (else the batch's commit)
-	commitOwed      bool // a commit failed with RebalanceInProgressException: poll() commits again
-	commitSent      sentCommit
-	revokeSettled   bool          // the commit before a revocation was answered: poll() revokes without committing again
-	lastProcessed   map[int32]int // by input partition: the offset of the last record the application processed
-	sinceCommit     int           // batches processed since the last commit (WithCommitEvery)
-	hbReq           broker.HeartbeatRequest
+	positions      offsetTable
+	committedPos   offsetTable
+	logEnd         offsetTable
+	rotation       int
+	lastPoll       int
+	lastAuto       int
+	activity       event.Activity
+	activityRec    string
+	ver            int // bumped whenever owned partitions or positions change
+	changed        bool
+	refreshStamp   uint32  // the pause tracker's stamp of the refresh that saw this process changed
+	held           []int32 // input partitions (indices) the pause tracker counts as consumed by this process
+	noteStamp      [2]uint32
+	noteIdx        [2]int
+	readyVer       int
+	readyVal       bool
+	idleVer        int // ver when poll() last found nothing to fetch (-1: not idle; member_idle.go)
+	restartOnClose bool
+	flushThenClose bool // PhaseFlush is close() waiting for the producer (else the batch's commit)
+	commitOwed     bool // a commit failed with RebalanceInProgressException: poll() commits again
+	commitSent     sentCommit
+	revokeSettled  bool          // the commit before a revocation was answered: poll() revokes without committing again
+	lastProcessed  map[int32]int // by input partition: the offset of the last record the application processed
+	sinceCommit    int           // batches processed since the last commit (WithCommitEvery)
+	hbReq          broker.HeartbeatRequest
+	// out is the envelope of the member's requests: envelope writes each
+	// one here and the member lends it to its host (host.send), which
+	// copies it (broker.Envelope's seams; a host never calls back into the
+	// member while it sends, so one suffices).
+	out             broker.Envelope
 	crashPlan       *CrashPoint
 	frozen          bool // Freeze: the process stops, its connection stays open
 	slowNext        bool
@@ -368,8 +373,10 @@ func (p *member) resend() {
 	}
 }
 
-// receive dispatches a response that arrived for this process.
-func (p *member) receive(env broker.Envelope) {
+// receive dispatches a response that arrived for this process. env is
+// lent for the call (broker.Envelope's seams): what a handler keeps of it,
+// it copies (today only ReplyTo is read).
+func (p *member) receive(env *broker.Envelope) {
 	switch m := env.Msg.(type) {
 	case *broker.FindCoordinatorResponse:
 		p.onFindCoordinatorResponse(m)
@@ -409,7 +416,18 @@ func (p *member) receive(env broker.Envelope) {
 
 // request sends a request to the broker; gen is the generation it refers to (for the record).
 func (p *member) request(m kafka.Message, gen int) int {
-	return p.h.send(broker.Envelope{From: p.name, To: p.brokerName, Conn: p.conn, Generation: gen, Msg: m}, p)
+	return p.h.send(p.envelope(gen, m), p)
+}
+
+// envelope writes the member's next request, m of generation gen, in its
+// one envelope p.out and returns it, to lend to the host: a pointer to an
+// envelope on the sender's stack would escape through the host's interface
+// (a heap allocation per message), and by value its ten words were copied
+// at each crossing.
+func (p *member) envelope(gen int, m kafka.Message) *broker.Envelope {
+	o := &p.out
+	o.ID, o.ReplyTo, o.From, o.To, o.Conn, o.Generation, o.Msg = 0, 0, p.name, p.brokerName, p.conn, gen, m
+	return o
 }
 
 // info returns the process's state.

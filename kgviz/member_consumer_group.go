@@ -145,8 +145,7 @@ func (p *member) cgSend(ignoreAnswer bool) {
 		c.sentLocal = c.currentLocal
 	}
 	record := !plain
-	env := broker.Envelope{From: p.name, To: p.brokerName, Conn: p.conn, Generation: c.epoch, Msg: req}
-	id := p.h.sendConsumerHeartbeat(env, p, record)
+	id := p.h.sendConsumerHeartbeat(p.envelope(c.epoch, req), p, record)
 	c.nextAt = p.now() + c.interval
 	if !ignoreAnswer {
 		c.inFlight = id
@@ -170,7 +169,7 @@ func (c *consumerGroupClient) resetSent() { c.sentAll, c.sentLocal = false, -2 }
 
 // onConsumerGroupHeartbeatResponse is onResponse: onHeartbeatSuccess, or
 // the error handling of onErrorResponse.
-func (p *member) onConsumerGroupHeartbeatResponse(env broker.Envelope, m *broker.ConsumerGroupHeartbeatResponse) {
+func (p *member) onConsumerGroupHeartbeatResponse(env *broker.Envelope, m *broker.ConsumerGroupHeartbeatResponse) {
 	c := &p.cg
 	if env.ReplyTo != c.inFlight {
 		return // the answer to a leave, which nobody waits for

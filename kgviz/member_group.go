@@ -101,7 +101,7 @@ func (p *member) classicHeartbeat() {
 	if r := &p.hbReq; r.GenerationID != g.generation || r.MemberID != g.memberID || r.GroupInstanceID != p.cfg.instanceID || r.GroupID != GroupID {
 		*r = broker.HeartbeatRequest{GroupID: GroupID, GenerationID: g.generation, MemberID: g.memberID, GroupInstanceID: p.cfg.instanceID}
 	}
-	id := p.h.sendHeartbeat(broker.Envelope{From: p.name, To: p.brokerName, Conn: p.conn, Generation: g.generation, Msg: &p.hbReq}, p)
+	id := p.h.sendHeartbeat(p.envelope(g.generation, &p.hbReq), p)
 	old := 0
 	if g.hbSent[1].msg < g.hbSent[0].msg {
 		old = 1

@@ -31,9 +31,11 @@ type host interface {
 	// the heartbeat lane, not recorded); sendConsumerHeartbeat a
 	// ConsumerGroupHeartbeat (on the heartbeat lane, recorded if record).
 	// Each returns the message's id, which its answer names (ReplyTo).
-	send(env broker.Envelope, p *member) int
-	sendHeartbeat(env broker.Envelope, p *member) int
-	sendConsumerHeartbeat(env broker.Envelope, p *member, record bool) int
+	// env is lent for the call (broker.Envelope's seams): the host copies
+	// what it keeps, and the member writes its next request over it.
+	send(env *broker.Envelope, p *member) int
+	sendHeartbeat(env *broker.Envelope, p *member) int
+	sendConsumerHeartbeat(env *broker.Envelope, p *member, record bool) int
 	// changed says that the member's partitions, positions or state changed
 	// (the pause tracker looks at it again).
 	changed(p *member)
@@ -55,13 +57,13 @@ type host interface {
 
 func (w *World) timers() *clock.Clock { return w.clock }
 func (w *World) brokerName() string   { return w.broker.Name() }
-func (w *World) send(env broker.Envelope, p *member) int {
+func (w *World) send(env *broker.Envelope, p *member) int {
 	return w.net.send(env, p)
 }
-func (w *World) sendHeartbeat(env broker.Envelope, p *member) int {
+func (w *World) sendHeartbeat(env *broker.Envelope, p *member) int {
 	return w.net.sendHeartbeat(env, p)
 }
-func (w *World) sendConsumerHeartbeat(env broker.Envelope, p *member, record bool) int {
+func (w *World) sendConsumerHeartbeat(env *broker.Envelope, p *member, record bool) int {
 	return w.net.sendConsumerHeartbeat(env, p, record)
 }
 func (w *World) changed(p *member) {

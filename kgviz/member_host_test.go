@@ -40,7 +40,8 @@ func (h *stubHost) record(e event.Event) {
 	e.Tick = h.clk.Now()
 	h.log.Add(&e)
 }
-func (h *stubHost) send(env broker.Envelope, p *member) int {
+func (h *stubHost) send(lent *broker.Envelope, p *member) int {
+	env := *lent // lent for the call: the member writes its next request over it
 	h.nextID++
 	env.ID = h.nextID
 	h.out = append(h.out, env)
@@ -49,8 +50,8 @@ func (h *stubHost) send(env broker.Envelope, p *member) int {
 	h.record(e)
 	return env.ID
 }
-func (h *stubHost) sendHeartbeat(env broker.Envelope, p *member) int { return h.send(env, p) }
-func (h *stubHost) sendConsumerHeartbeat(env broker.Envelope, p *member, _ bool) int {
+func (h *stubHost) sendHeartbeat(env *broker.Envelope, p *member) int { return h.send(env, p) }
+func (h *stubHost) sendConsumerHeartbeat(env *broker.Envelope, p *member, _ bool) int {
 	return h.send(env, p)
 }
 func (h *stubHost) changed(*member)     {}
@@ -76,7 +77,7 @@ func (h *stubHost) deliver(p *member, m kafka.Message) {
 	var e event.Event
 	messageEvent(&e, event.EvSend, &env, p, "")
 	h.record(e)
-	p.receive(env)
+	p.receive(&env)
 }
 
 // tick is one tick of the World for this one member (World.Step): the
@@ -264,4 +265,20 @@ func TestPutCopiesEveryEnvelopeField(t *testing.T) {
 	got := lane[len(lane)-1].env
 	env.ID = id
 	require.Equal(t, env, got)
+}
+
+// TestSendKeepsNoEnvelope: the broker lends network.Send its one answer
+// envelope (Broker.out) and writes its next answer over it as soon as Send
+// returns; the flight on the wire keeps what was sent.
+func TestSendKeepsNoEnvelope(t *testing.T) {
+	w := NewWorld()
+	env := broker.Envelope{ReplyTo: 7, From: Broker, To: Broker, Generation: 3,
+		Msg: &broker.WriteTxnMarkersRequest{TransactionalID: "tx-C1"}}
+	sent := env
+	w.net.Send(&env)
+	env = broker.Envelope{ID: -1, ReplyTo: -1, From: "X", To: "Y", Conn: 9, Generation: -1, Msg: &broker.HeartbeatRequest{}}
+	lane := w.net.lanes[laneNormal]
+	got := lane[len(lane)-1].env
+	sent.ID = got.ID
+	require.Equal(t, sent, got)
 }

@@ -97,8 +97,7 @@ func (m *shareMembership) heartbeat() {
 
 func (m *shareMembership) send(req *broker.ShareGroupHeartbeatRequest, record bool) {
 	p := m.p
-	env := broker.Envelope{From: p.name, To: p.h.brokerName(), Conn: p.conn, Generation: req.MemberEpoch, Msg: req}
-	id := p.h.sendConsumerHeartbeat(env, p, record)
+	id := p.h.sendConsumerHeartbeat(p.envelope(req.MemberEpoch, req), p, record)
 	if req.MemberEpoch >= 0 {
 		m.s.inFlight = id
 	}
@@ -188,7 +187,7 @@ func (m *shareMembership) acknowledge(r shareDelivery, t AcknowledgeType) {
 }
 
 // receive handles the share group protocol's answers.
-func (m *shareMembership) receive(env broker.Envelope) {
+func (m *shareMembership) receive(env *broker.Envelope) {
 	switch r := env.Msg.(type) {
 	case *broker.ShareGroupHeartbeatResponse:
 		m.onHeartbeat(env, r)
@@ -201,7 +200,7 @@ func (m *shareMembership) receive(env broker.Envelope) {
 	}
 }
 
-func (m *shareMembership) onHeartbeat(env broker.Envelope, r *broker.ShareGroupHeartbeatResponse) {
+func (m *shareMembership) onHeartbeat(env *broker.Envelope, r *broker.ShareGroupHeartbeatResponse) {
 	s, p := m.s, m.p
 	if env.ReplyTo != s.inFlight || s.state == shareLeft || s.state == shareStale {
 		return

@@ -47,7 +47,7 @@ type membership interface {
 	info(*MemberInfo)
 	// receive handles an answer of the protocol's own APIs that the member
 	// does not dispatch itself (the share group protocol's).
-	receive(env broker.Envelope)
+	receive(env *broker.Envelope)
 	// process runs the application's processing step when the protocol has
 	// its own (a share consumer acknowledges each record); false: the
 	// member's (member_process.go).
@@ -86,7 +86,7 @@ func (m classicMembership) afterCommitError(code ErrorCode, changed bool) {
 }
 func (m classicMembership) offsetFetch(*broker.OffsetFetchRequest) {}
 func (m classicMembership) info(*MemberInfo)                       {}
-func (m classicMembership) receive(broker.Envelope)                {}
+func (m classicMembership) receive(*broker.Envelope)               {}
 func (m classicMembership) process() bool                          { return false }
 
 // consumerMembership is the consumer protocol's manager (member_consumer_group.go).
@@ -112,8 +112,8 @@ func (m consumerMembership) offsetFetch(req *broker.OffsetFetchRequest) {
 		req.MemberID, req.MemberEpoch = m.p.group.memberID, e // OffsetFetch v9: the member names itself
 	}
 }
-func (m consumerMembership) receive(broker.Envelope) {}
-func (m consumerMembership) process() bool           { return false }
+func (m consumerMembership) receive(*broker.Envelope) {}
+func (m consumerMembership) process() bool            { return false }
 func (m consumerMembership) info(info *MemberInfo) {
 	p := m.p
 	info.Generation, info.ConsumerState, info.RemoteAssignor, info.Assignors = p.cg.epoch, p.cg.state, p.cfg.remoteAssignor, nil

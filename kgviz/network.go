@@ -52,32 +52,34 @@ const (
 )
 
 // send puts a client's request on the wire and records it.
-func (n *network) send(env broker.Envelope, p *member) int {
-	return n.put(laneNormal, &env, p, true)
+func (n *network) send(env *broker.Envelope, p *member) int {
+	return n.put(laneNormal, env, p, true)
 }
 
 // sendHeartbeat puts a classic member's Heartbeat on the heartbeat lane,
 // not recorded (a heartbeat answer is recorded when it brings news; see
 // laneOf).
-func (n *network) sendHeartbeat(env broker.Envelope, p *member) int {
-	return n.put(laneHeartbeat, &env, p, false)
+func (n *network) sendHeartbeat(env *broker.Envelope, p *member) int {
+	return n.put(laneHeartbeat, env, p, false)
 }
 
 // sendConsumerHeartbeat puts a ConsumerGroupHeartbeat on the heartbeat lane;
 // record says whether it carries something (a join, a leave, the owned
 // partitions).
-func (n *network) sendConsumerHeartbeat(env broker.Envelope, p *member, record bool) int {
-	return n.put(laneHeartbeat, &env, p, record)
+func (n *network) sendConsumerHeartbeat(env *broker.Envelope, p *member, record bool) int {
+	return n.put(laneHeartbeat, env, p, record)
 }
 
 // Send is the broker's side: its responses and its requests to itself.
-func (n *network) Send(env broker.Envelope) {
+// env is lent (broker.Network): put copies it into the flight, and the
+// broker reuses it for its next answer.
+func (n *network) Send(env *broker.Envelope) {
 	var p *member
 	if env.To != n.w.broker.Name() {
 		p = n.w.conns[env.Conn]
 	}
 	lane, record := n.laneOf(env.Msg, env.Conn, env.Generation)
-	n.put(lane, &env, p, record)
+	n.put(lane, env, p, record)
 }
 
 // laneOf is the lane of a message the broker sends, and whether it is recorded.
@@ -235,7 +237,7 @@ func (n *network) deliver(f *flight) {
 		return
 	}
 	if f.env.To == n.w.broker.Name() {
-		n.w.broker.Receive(f.env)
+		n.w.broker.Receive(&f.env) // lent: the broker copies what it keeps
 		return
 	}
 	p := f.proc
@@ -257,7 +259,7 @@ func (n *network) deliver(f *flight) {
 	default:
 		n.w.ver++
 	}
-	p.receive(f.env)
+	p.receive(&f.env) // lent: the member copies what it keeps
 }
 
 // busy says whether a message other than a heartbeat is on the wire.

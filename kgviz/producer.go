@@ -223,7 +223,7 @@ func (pr *producer) flushed() bool {
 	return true
 }
 
-func (pr *producer) onProduceResponse(env broker.Envelope, m *broker.ProduceResponse) {
+func (pr *producer) onProduceResponse(env *broker.Envelope, m *broker.ProduceResponse) {
 	b := pr.byMsg[env.ReplyTo]
 	if b == nil || b.acked {
 		return

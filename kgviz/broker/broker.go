@@ -48,10 +48,22 @@ type Envelope struct {
 	Msg kafka.Message
 }
 
+// Envelopes cross the broker's two seams by pointer: ten words, more than
+// Go's nine integer argument registers, so by value every crossing copied
+// them on the stack (BenchmarkDemoWorld: a heartbeat and its answer cross
+// four times). The pointer is lent, never given: whoever is handed one
+// (Broker.Receive, Network.Send) reads it during the call and copies what
+// it keeps (the broker its parked JoinGroup and SyncGroup, the network the
+// envelope into its flight); the caller may change or reuse the envelope
+// as soon as the call returns (the broker writes every answer in its one
+// Broker.out). TestReceiveKeepsNoEnvelope and TestSendKeepsNoEnvelope
+// (kgviz) fail if a kept envelope is the caller's.
+
 // Network carries the broker's messages: its responses and its requests
-// to itself (WriteTxnMarkers).
+// to itself (WriteTxnMarkers). Send reads env during the call only: a
+// Network that keeps the message copies the envelope (see above).
 type Network interface {
-	Send(Envelope)
+	Send(env *Envelope)
 }
 
 // Recorder receives the broker's events (state changes, appends, markers).
@@ -115,6 +127,10 @@ type Broker struct {
 	consumerAssignors         []string
 
 	tap Tap // tap.go
+	// out is the envelope of the broker's answers: reply writes each one
+	// here and lends it to Network.Send, which copies it (one envelope
+	// suffices: Send never calls back into the broker).
+	out Envelope
 
 	// inRequest is set while Receive handles a request (see at).
 	inRequest bool
@@ -217,14 +233,16 @@ func (b *Broker) reply(req *Envelope, gen int, m kafka.Message) {
 	if b.tap != nil {
 		m = b.tapAnswered(*req, m)
 	}
-	b.net.Send(Envelope{ReplyTo: req.ID, From: b.name, To: req.From, Conn: req.Conn, Generation: gen, Msg: m})
+	o := &b.out
+	o.ID, o.ReplyTo, o.From, o.To, o.Conn, o.Generation, o.Msg = 0, req.ID, b.name, req.From, req.Conn, gen, m
+	b.net.Send(o)
 }
 
 // tapReceived and tapAnswered show the tap its own copy of an envelope: the
-// pointer it is given escapes (an interface's method), and taking the
-// address of Receive's or reply's own envelope would move it to the heap on
-// every message, tap or not (BenchmarkDemoWorld: two allocations of every
-// heartbeat and its answer, 1.1x to 1.6x the CPU of 8717557).
+// pointer it is given escapes (an interface's method), and handing it
+// Receive's would make every caller's envelope escape, tap or not (a
+// caller's envelope on its stack moved to the heap: two allocations of
+// every heartbeat and its answer, 1.1x to 1.6x the CPU of 8717557).
 func (b *Broker) tapReceived(env Envelope) { b.tap.Received(b.clock.Now(), &env) }
 
 func (b *Broker) tapAnswered(req Envelope, m kafka.Message) kafka.Message {
@@ -232,17 +250,16 @@ func (b *Broker) tapAnswered(req Envelope, m kafka.Message) kafka.Message {
 }
 
 // Receive handles one message that arrived at the broker: a client's
-// request, or the answer to the broker's own WriteTxnMarkers. The envelope
-// is copied once, here; the handlers read it by pointer (it stays on
-// Receive's stack: a handler that keeps it, a parked JoinGroup or
-// SyncGroup, keeps a copy). Passed by value from handler to handler, its
-// ten words were copied four times per heartbeat (BenchmarkDemoWorld).
-func (b *Broker) Receive(env Envelope) {
+// request, or the answer to the broker's own WriteTxnMarkers. env is lent
+// for the call (see Envelope's seams): the handlers read it in place, and
+// one that keeps it, a parked JoinGroup or SyncGroup, keeps a copy; the
+// caller may reuse env when Receive returns.
+func (b *Broker) Receive(env *Envelope) {
 	if b.tap != nil {
-		b.tapReceived(env)
+		b.tapReceived(*env)
 	}
 	b.inRequest = true
-	b.receive(&env)
+	b.receive(env)
 	b.inRequest = false
 }
 

@@ -13,7 +13,7 @@ import (
 // It keeps the member list the leader was last sent.
 type discard struct{ leaderList []JoinGroupMember }
 
-func (d *discard) Send(e Envelope) {
+func (d *discard) Send(e *Envelope) {
 	if r, ok := e.Msg.(*JoinGroupResponse); ok && r.Members != nil {
 		d.leaderList = r.Members
 	}
@@ -38,7 +38,7 @@ func BenchmarkClassicRebalance(b *testing.B) {
 	id := 0
 	send := func(conn int, m kafka.Message) {
 		id++
-		br.Receive(Envelope{ID: id, From: names[conn], To: "B1", Conn: conn, Msg: m})
+		br.Receive(&Envelope{ID: id, From: names[conn], To: "B1", Conn: conn, Msg: m})
 	}
 	connOf := func(g *ClassicGroup, mid string) int { return conns[g.MemberClientID(mid)] }
 	// every partition has a committed offset; the i-th member by id gets

@@ -67,7 +67,7 @@ func TestClassicMemberListsMatchSimple(t *testing.T) {
 		id := 0
 		send := func(client int, m kafka.Message) {
 			id++
-			b.Receive(Envelope{ID: id, From: fmt.Sprintf("C%d", client), To: "B1", Conn: client, Msg: m})
+			b.Receive(&Envelope{ID: id, From: fmt.Sprintf("C%d", client), To: "B1", Conn: client, Msg: m})
 		}
 		for step := range 150 {
 			g := b.Groups().Classic("g")

@@ -13,7 +13,7 @@ import (
 
 type outbox struct{ sent []Envelope }
 
-func (o *outbox) Send(e Envelope) { o.sent = append(o.sent, e) }
+func (o *outbox) Send(e *Envelope) { o.sent = append(o.sent, *e) } // a copy: e is lent
 
 type harness struct {
 	t   *testing.T
@@ -37,7 +37,7 @@ var conns = map[string]int{"C1": 1, "C2": 2, "C3": 3}
 func (h *harness) send(client string, m kafka.Message) []Envelope {
 	h.id++
 	n := len(h.out.sent)
-	h.b.Receive(Envelope{ID: h.id, From: client, To: "B1", Conn: conns[client], Msg: m})
+	h.b.Receive(&Envelope{ID: h.id, From: client, To: "B1", Conn: conns[client], Msg: m})
 	return h.out.sent[n:]
 }
 
@@ -302,5 +302,56 @@ func TestStorePlanGivesEachMemberItsShare(t *testing.T) {
 			require.Equal(t, want, got, "%s: %s", c.name, id)
 			require.Equal(t, len(got), cap(got), "%s: %s capped", c.name, id)
 		}
+	}
+}
+
+// Broker.Receive borrows its envelope (broker.go, Envelope's seams): a
+// JoinGroup and a SyncGroup the coordinator parks are answered on the
+// connection and to the request they came with, though the caller reused
+// the envelope as soon as Receive returned.
+func TestReceiveKeepsNoEnvelope(t *testing.T) {
+	h := newHarness(t)
+	c1 := h.stableAlone()
+	// lend sends m from C2 in one envelope, scribbled over after Receive.
+	var env Envelope
+	lend := func(id int, m kafka.Message) []Envelope {
+		n := len(h.out.sent)
+		env = Envelope{ID: id, From: "C2", To: "B1", Conn: conns["C2"], Msg: m}
+		h.b.Receive(&env)
+		env = Envelope{ID: -1, ReplyTo: -1, From: "X", To: "Y", Conn: 9, Generation: -1, Msg: &HeartbeatRequest{}}
+		return h.out.sent[n:]
+	}
+	// answered checks that the answer to C2's request id went to C2 on its connection.
+	answered := func(out []Envelope, id int) kafka.Message {
+		t.Helper()
+		for _, e := range out {
+			if e.ReplyTo == id {
+				if e.To != "C2" || e.Conn != conns["C2"] || e.From != "B1" {
+					t.Fatalf("the answer to request %d went to %s on connection %d from %s", id, e.To, e.Conn, e.From)
+				}
+				return e.Msg
+			}
+		}
+		t.Fatalf("no answer to request %d among %d", id, len(out))
+		return nil
+	}
+	if out := lend(101, join("")); len(out) != 0 {
+		t.Fatalf("C2's JoinGroup is answered at once: %v", out)
+	}
+	out := h.send("C1", join(c1)) // the last member rejoins: the join phase completes
+	jr, ok := answered(out, 101).(*JoinGroupResponse)
+	if !ok || jr.ErrorCode != kafka.NONE || jr.GenerationID != 2 {
+		t.Fatalf("C2's join: %+v", jr)
+	}
+	c2 := jr.MemberID
+	if out := lend(102, &SyncGroupRequest{GroupID: "g", GenerationID: 2, MemberID: c2}); len(out) != 0 {
+		t.Fatalf("the follower's SyncGroup is answered before the leader's: %v", out)
+	}
+	plan := []SyncGroupAssignment{
+		{MemberID: c1, Assignment: []kafka.TopicPartition{{Topic: "orders", Partition: 0}}},
+		{MemberID: c2, Assignment: []kafka.TopicPartition{{Topic: "orders", Partition: 1}}}}
+	out = h.send("C1", &SyncGroupRequest{GroupID: "g", GenerationID: 2, MemberID: c1, Assignments: plan})
+	if sr, ok := answered(out, 102).(*SyncGroupResponse); !ok || sr.ErrorCode != kafka.NONE || len(sr.Assignment) != 1 {
+		t.Fatalf("C2's sync: %+v", sr)
 	}
 }

@@ -89,7 +89,7 @@ func TestOffsetFetchMatchesSimple(t *testing.T) {
 				}
 			}
 			n := len(out.sent)
-			b.Receive(Envelope{ID: step + 1, From: "C1", To: "B1", Conn: 1, Msg: req})
+			b.Receive(&Envelope{ID: step + 1, From: "C1", To: "B1", Conn: 1, Msg: req})
 			require.Len(t, out.sent, n+1)
 			got := out.sent[n].Msg.(*OffsetFetchResponse)
 			want := offsetFetchSimple(o, req)

@@ -95,7 +95,8 @@ type script struct {
 
 // Send is the broker's network: an answer, printed; a request to itself
 // (WriteTxnMarkers) arrives at the next tick, as on the world's network.
-func (s *script) Send(env Envelope) {
+func (s *script) Send(lent *Envelope) {
+	env := *lent // lent for the call: the broker reuses it
 	s.id++
 	env.ID = s.id
 	s.print(env)
@@ -110,8 +111,8 @@ func (s *script) tick() {
 	s.clk.Advance()
 	due := s.self
 	s.self = nil
-	for _, env := range due {
-		s.b.Receive(env)
+	for i := range due {
+		s.b.Receive(&due[i])
 	}
 	s.clk.FireDue()
 }
@@ -231,7 +232,7 @@ func (s *script) send(t *testing.T, td *datadriven.TestData, f []string) {
 	s.id++
 	env := Envelope{ID: s.id, From: client, To: "B1", Conn: conn, Msg: m}
 	s.print(env)
-	s.b.Receive(env)
+	s.b.Receive(&env)
 }
 
 func sortOffsets(o []PartitionOffset) {

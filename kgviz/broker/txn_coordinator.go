@@ -232,8 +232,10 @@ func (tc *TxnCoordinator) prepare(t *txnMeta, commit, bump bool) {
 		result = kafka.ControlCommit
 	}
 	for _, tp := range t.tps {
-		tc.b.net.Send(Envelope{From: tc.b.name, To: tc.b.name, Msg: &WriteTxnMarkersRequest{TransactionalID: t.id,
-			ProducerID: t.pid, ProducerEpoch: t.epoch, Result: result, Partition: tp}})
+		o := &tc.b.out
+		*o = Envelope{From: tc.b.name, To: tc.b.name, Msg: &WriteTxnMarkersRequest{TransactionalID: t.id,
+			ProducerID: t.pid, ProducerEpoch: t.epoch, Result: result, Partition: tp}}
+		tc.b.net.Send(o)
 	}
 	if t.pendingMarkers == 0 {
 		tc.complete(t, commit)
