@@ -212,6 +212,11 @@ func (x *realView) assignmentAt(t float64) map[string][]string {
 			if e.Tick > t {
 				break
 			}
+			if e.Tick == t && e.Member == p.Name && e.Process == p.Process && e.Type == "close-start" {
+				// the next step's close began in the step's last tenth of a tick
+				// (the recording's resolution): its revocation belongs to that step
+				break
+			}
 			if e.Member == p.Name && e.Process == p.Process && hasOwned(e) {
 				owned, have = ownedAfter(e), true
 			}
