@@ -37,24 +37,12 @@ func TestUpdateKnownValues(t *testing.T) {
 	}
 	var reps []ScenarioReport
 	var repVersion []string
-	for _, v := range versionsOf(recs) {
-		by := ByScenario(recs)
-		for _, id := range sortedKeys(by) {
-			var runs []*Recording
-			for _, r := range by[id] {
-				if r.KafkaVersion == v {
-					runs = append(runs, r)
-				}
-			}
-			if len(runs) == 0 {
-				continue
-			}
-			rep, err := CompareWith(id, runs, open, Options{})
-			require.NoError(t, err)
-			reps = append(reps, rep)
-			repVersion = append(repVersion, v)
-		}
-	}
+	eachScenarioRuns(recs, func(v, id string, runs []*Recording) {
+		rep, err := CompareWith(id, runs, open, Options{})
+		require.NoError(t, err)
+		reps = append(reps, rep)
+		repVersion = append(repVersion, v)
+	})
 	for i := range known.Differences {
 		k := &known.Differences[i]
 		var vals []string

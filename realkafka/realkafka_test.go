@@ -23,8 +23,19 @@ func compareAll(t *testing.T, recs []*Recording) []ScenarioReport {
 	known, err := KnownDifferences()
 	require.NoError(t, err)
 	var reps []ScenarioReport
+	eachScenarioRuns(recs, func(_, id string, runs []*Recording) {
+		rep, err := Compare(id, runs, known)
+		require.NoError(t, err, id)
+		reps = append(reps, rep)
+	})
+	return reps
+}
+
+// eachScenarioRuns calls f with each Kafka version's runs of each scenario
+// (versions in versionsOf's order, scenarios sorted).
+func eachScenarioRuns(recs []*Recording, f func(version, id string, runs []*Recording)) {
+	by := ByScenario(recs)
 	for _, v := range versionsOf(recs) {
-		by := ByScenario(recs)
 		for _, id := range sortedKeys(by) {
 			var runs []*Recording
 			for _, r := range by[id] {
@@ -32,15 +43,11 @@ func compareAll(t *testing.T, recs []*Recording) []ScenarioReport {
 					runs = append(runs, r)
 				}
 			}
-			if len(runs) == 0 {
-				continue
+			if len(runs) > 0 {
+				f(v, id, runs)
 			}
-			rep, err := Compare(id, runs, known)
-			require.NoError(t, err, id)
-			reps = append(reps, rep)
 		}
 	}
-	return reps
 }
 
 // versionsOf lists the Kafka versions of the recordings, the default first.
