@@ -3,6 +3,7 @@ package realkafka
 import (
 	"fmt"
 	"sort"
+	"strconv"
 	"strings"
 
 	"github.com/kgviz/kgviz/kgviz"
@@ -225,4 +226,52 @@ func (s *simRun) memberEpochs() string {
 	}
 	sort.Strings(es)
 	return strings.Join(es, " ")
+}
+
+// newGroupEpoch is the group epoch of a consumer group the coordinator has
+// just created, before its first member's heartbeat bumps it: 0 on Kafka 4.1.1
+// (kgviz's coordinator), 1 from 4.3 on (ModernGroup's constructor calls
+// groupEpoch.set(1) in kafka-group-coordinator 4.3.1's source and 4.4.0's
+// bytecode), so on 4.4.0 the first member's heartbeat bumps it to 2 ("Bumped
+// group epoch to 2"; the oracle finds the same on 4.4.0's GroupMetadataManager).
+func newGroupEpoch(version string) int {
+	var major, minor int
+	if _, err := fmt.Sscanf(version, "%d.%d", &major, &minor); err == nil && (major > 4 || major == 4 && minor >= 3) {
+		return 1
+	}
+	return 0
+}
+
+// numberedFor renumbers a KIP-848 scenario's simulated epochs as Kafka
+// version's coordinator numbers them: kgviz's coordinator creates a group at
+// 4.1.1's epoch 0, and every group and member epoch of a later version is
+// newGroupEpoch(version) higher from the first join on. The rest of the story
+// is the same on both versions, so only the numbers move: a kgviz epoch that
+// is wrong is still wrong by the same amount (the mutation suite perturbs the
+// simulated side after the renumbering).
+func numberedFor(o Outcomes, version string) Outcomes {
+	shift := newGroupEpoch(version) - newGroupEpoch(DefaultKafkaVersion)
+	if shift == 0 {
+		return o
+	}
+	out := make(Outcomes, len(o))
+	for k, x := range o {
+		switch {
+		case strings.HasSuffix(k, ": group epoch"):
+			if n, err := strconv.Atoi(x.Value); err == nil && n > 0 {
+				x.Value = strconv.Itoa(n + shift)
+			}
+		case strings.HasSuffix(k, ": member epochs"):
+			fs := strings.Fields(x.Value)
+			for i, f := range fs {
+				name, e, ok := strings.Cut(f, ":")
+				if n, err := strconv.Atoi(e); ok && err == nil && n > 0 {
+					fs[i] = name + ":" + strconv.Itoa(n+shift)
+				}
+			}
+			x.Value = strings.Join(fs, " ")
+		}
+		out[k] = x
+	}
+	return out
 }

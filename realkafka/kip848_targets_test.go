@@ -78,7 +78,7 @@ func replayTargets(r *Recording) (int, error) {
 		return strings.Join(out, " ")
 	}
 
-	epoch := 0
+	epoch := newGroupEpoch(r.KafkaVersion)
 	known := true // the previous target assignment was computed here (record order known); at first, none
 	members := map[string]modern.GroupMember{}
 	var order modern.GroupMemberOrder
@@ -127,7 +127,11 @@ func replayTargets(r *Recording) (int, error) {
 		if err != nil {
 			return compared, err
 		}
-		exact := known && g.TargetAssignmentEpoch == epoch+1
+		// exact: the target right after the last one replayed, sampled while it
+		// is the group's (a group epoch ahead of it means members joined or left
+		// since: Kafka 4.4.0 computes the target off the heartbeat, so a sample
+		// can list a rejoined member the target was computed without)
+		exact := known && g.TargetAssignmentEpoch == epoch+1 && g.GroupEpoch == g.TargetAssignmentEpoch
 		for _, m := range g.Members {
 			want := strings.Join(sortedCopy(m.Target), " ")
 			if got := shortOf(res.Members[m.MemberID]); exact && got != want {

@@ -65,15 +65,10 @@ const maxJoinDelay = 6
 // delay ticks late (0 is SimOutcomes), and with the world options opts (only
 // kgviz.WithListOffsets() is a variant SimVariants enumerates).
 func SimVariantOutcomes(id string, delay int, fetch kgviz.FetchOrder, armAfter int, opts ...kgviz.Option) (Outcomes, error) {
-	return simVariantOutcomes(id, DefaultKafkaVersion, delay, fetch, armAfter, opts...)
-}
-
-// simVariantOutcomes is SimVariantOutcomes in the world of Kafka version (versionOptions).
-func simVariantOutcomes(id, version string, delay int, fetch kgviz.FetchOrder, armAfter int, opts ...kgviz.Option) (Outcomes, error) {
 	if delay < 0 || delay > maxJoinDelay {
 		return nil, fmt.Errorf("join delay %d: want 0..%d", delay, maxJoinDelay)
 	}
-	return simVariant(id, variant{joinDelay: delay, fetch: fetch, armAfter: armAfter}, append(versionOptions(version), opts...)...)
+	return simVariant(id, variant{joinDelay: delay, fetch: fetch, armAfter: armAfter}, opts...)
 }
 
 // simVariant runs scenario id in variant v, with the world options opts.
@@ -121,7 +116,8 @@ func SimVariants(id string) ([]Variant, error) {
 	return SimVariantsOn(id, DefaultKafkaVersion)
 }
 
-// SimVariantsOn is SimVariants in the world of Kafka version (versionOptions).
+// SimVariantsOn is SimVariants with each variant's KIP-848 epochs numbered as
+// Kafka version's coordinator numbers them (numberedFor).
 func SimVariantsOn(id, version string) ([]Variant, error) {
 	base, _ := baseScenario(id)
 	if _, ok := simScenarios[base]; !ok {
@@ -131,13 +127,12 @@ func SimVariantsOn(id, version string) ([]Variant, error) {
 	if armedOnFirstProcessed[base] {
 		arms = maxArmAfter
 	}
-	vopts := versionOptions(version)
 	var vs []Variant
 	for _, lo := range []bool{false, true} {
 		for _, f := range []kgviz.FetchOrder{kgviz.FetchRoundRobin, kgviz.FetchDrain} {
 			for d := 0; d <= maxJoinDelay; d++ {
 				for a := 0; a <= arms; a++ {
-					o, err := simVariant(id, variant{joinDelay: d, fetch: f, armAfter: a, listOffsets: lo}, vopts...)
+					o, err := simVariant(id, variant{joinDelay: d, fetch: f, armAfter: a, listOffsets: lo})
 					if err != nil {
 						return nil, err
 					}
@@ -148,11 +143,11 @@ func SimVariantsOn(id, version string) ([]Variant, error) {
 					if lo {
 						name += ", WithListOffsets"
 					}
-					vs = append(vs, Variant{Name: name, Outcomes: o})
+					vs = append(vs, Variant{Name: name, Outcomes: numberedFor(o, version)})
 				}
 				for _, r := range syncRaces(base) {
 					r.joinDelay, r.fetch, r.listOffsets = d, f, lo
-					o, err := simVariant(id, r, vopts...)
+					o, err := simVariant(id, r)
 					if err != nil {
 						return nil, err
 					}
@@ -160,7 +155,7 @@ func SimVariantsOn(id, version string) ([]Variant, error) {
 					if lo {
 						name += ", WithListOffsets"
 					}
-					vs = append(vs, Variant{Name: name, Outcomes: o})
+					vs = append(vs, Variant{Name: name, Outcomes: numberedFor(o, version)})
 				}
 			}
 		}

@@ -104,7 +104,7 @@ func versionWhy(d versionDiff) string {
 	case d.Ticks:
 		return "time in ticks: tick 500 ms vs 1000 ms, broker timers in milliseconds"
 	case strings.HasPrefix(d.Scenario, "kip848-") && (strings.Contains(k, "epoch") || strings.Contains(k, "STALE_MEMBER_EPOCH") || strings.Contains(k, "FENCED_MEMBER_EPOCH")):
-		return "KIP-848 group epoch: 4.4.0 answers the first member's ConsumerGroupHeartbeat with epoch 2, 4.1.1 with 1 (`GroupMetadataManager`; the oracle finds the same)"
+		return "KIP-848 group epoch: a new group starts at epoch 1 on 4.4.0 (`ModernGroup`'s constructor), 0 on 4.1.1, so the first member's heartbeat bumps it to 2, not 1, and every epoch is one higher (the oracle finds the same)"
 	case strings.HasPrefix(d.Scenario, "kip848-"):
 		return "KIP-848 plans follow the random member ids (`UniformHeteroAssignmentBuilder`/`RangeAssignor` order) and, on 4.4.0, the target assignment computed off the heartbeat (`group.consumer.assignment.interval.ms`)"
 	case strings.Contains(k, "OffsetFetch UNSTABLE_OFFSET_COMMIT"):
