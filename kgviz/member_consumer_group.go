@@ -425,6 +425,10 @@ func (p *member) cgReconcile(settled bool) bool {
 		p.event(event.Event{Type: event.EvAssigned, Generation: c.epoch}.WithPartitions(p.t.shortNames(added)))
 	}
 	c.current, c.currentLocal = c.target, c.targetLocal
+	// ConsumerMembershipManager.signalReconciliationCompleting: "Reschedule
+	// the auto commit starting from now that the member has a new
+	// assignment" (CommitRequestManager.resetAutoCommitTimer)
+	p.lastAuto = p.now()
 	c.state = ConsumerAcknowledging
 	p.group.assigned = true
 	p.ownedGen = c.epoch

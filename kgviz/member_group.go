@@ -362,6 +362,10 @@ func (p *member) applyAssignment(settled bool) bool {
 	}
 	g.havePending = false
 	g.appMemberID, g.appGeneration, g.assigned = g.memberID, g.generation, true
+	// ConsumerCoordinator.onJoinComplete: "Reschedule the auto commit
+	// starting from now" (nextAutoCommitTimer.updateAndReset, before
+	// onPartitionsAssigned; kafka-clients 4.1.1 to 4.4.0)
+	p.lastAuto = p.now()
 	p.revoke(revoked, event.ReasonCooperativeRevoke)
 	fresh := len(p.owned) == 0
 	if fresh && len(added) > 0 {

@@ -115,6 +115,8 @@ func versionWhy(d versionDiff) string {
 		return "timing: a member's SyncGroup meets the next rebalance (`GroupMetadataManager.classicGroupSync`)"
 	case strings.HasSuffix(k, ": assignment") || strings.HasSuffix(k, ": partitions paused"):
 		return "member-id order of `AbstractStickyAssignor` ties (random ids)"
+	case d.Scenario == "demo05-auto-commit":
+		return "timing and batches: whether an auto-commit came before the crash (the timer runs from the assignment, `ConsumerCoordinator.onJoinComplete`, and commits only in `poll()`, `maybeAutoCommitOffsetsAsync`: a member fast enough reaches the crash first) and which records a poll returned (`FetchCollector`)"
 	case strings.Contains(k, "markers") || strings.Contains(k, "epochs"):
 		return "batches: one transaction (and, tv2, one epoch) per batch"
 	default:
