@@ -114,7 +114,7 @@ func (x *realView) realCallbacks() []callback {
 func (x *realView) kip848Outcomes(o Outcomes) {
 	r := x.r
 	for _, s := range segments(r.Steps) {
-		if g := x.snapshotAt(s.to); g != nil {
+		if g := x.snapshotAt(s.to, s.generation); g != nil {
 			o.setInt(keyGroupEpoch(s.label), g.GroupEpoch)
 			var es []string
 			for _, m := range g.Members {
@@ -159,12 +159,19 @@ func (x *realView) kip848Outcomes(o Outcomes) {
 	}
 }
 
-// snapshotAt: the last group description sampled at or before t.
-func (x *realView) snapshotAt(t float64) *GroupSample {
+// snapshotAt: the last group description sampled at or before t, the end of
+// a step, whose group epoch is at most epoch, the one the harness saw when it
+// found the group stable (0: any). The harness adds the next member in the
+// same tenth of a tick, so a sample at t can already show that member's join
+// (kip848-uniform in a loaded 4.4.0 run: the sample at 15.0, the step's end,
+// listed C3 at epoch 4 while the group was stable at 3): that sample belongs to
+// the next step.
+func (x *realView) snapshotAt(t float64, epoch int) *GroupSample {
 	var g *GroupSample
 	for i := range x.r.GroupSnapshots {
-		if x.r.GroupSnapshots[i].Tick <= t {
-			g = &x.r.GroupSnapshots[i]
+		s := &x.r.GroupSnapshots[i]
+		if s.Tick < t || s.Tick == t && (epoch <= 0 || s.GroupEpoch <= epoch) {
+			g = s
 		}
 	}
 	return g
