@@ -18,7 +18,7 @@ func RealOutcomes(r *Recording) Outcomes {
 	pausedTotal := 0
 	joins := 0
 	for _, s := range segments(r.Steps) {
-		o.set(keyAssignment(s.label), assignmentString(x.assignmentAt(s.to)))
+		o.set(keyAssignment(s.label), assignmentString(x.assignmentExcept(s.to, x.startedAfter(s))))
 		if !kip848 {
 			o.setInt(keyGenerations(s.label), s.generation-generationBefore(r.Steps, s.from))
 		}
@@ -196,11 +196,33 @@ func (x *realView) closedAt(k procKey, t float64) bool {
 }
 
 // assignmentAt is what every running member owned at tick t, by its own view.
-func (x *realView) assignmentAt(t float64) map[string][]string {
+func (x *realView) assignmentAt(t float64) map[string][]string { return x.assignmentExcept(t, nil) }
+
+// startedAfter: the processes that the steps after segment s's Stable() start
+// in its last tenth of a tick (the recording's resolution): a static member's
+// restart whose new process had its partitions back in the tick the group was
+// found stable after its close (Kafka 4.4.0, quiet stability run Q440-1: C1's
+// new process assigned o0 p0 at 11.9, the tick of the Stable() after C1's
+// close). They belong to the next step.
+func (x *realView) startedAfter(s segment) map[procKey]bool {
+	out := map[procKey]bool{}
+	for _, st := range x.r.Steps[s.step+1:] {
+		if st.Tick != s.to {
+			break
+		}
+		if (st.Action == "add" || st.Action == "restart") && st.Process > 0 {
+			out[procKey{st.Member, st.Process}] = true
+		}
+	}
+	return out
+}
+
+// assignmentExcept is assignmentAt without the processes in skip.
+func (x *realView) assignmentExcept(t float64, skip map[procKey]bool) map[string][]string {
 	out := map[string][]string{}
 	for _, p := range x.r.Members {
 		k := procKey{p.Name, p.Process}
-		if p.Started > t {
+		if p.Started > t || skip[k] {
 			continue
 		}
 		if end := x.ended(k); end >= 0 && (end < t || end == t && x.closedAt(k, t)) {
