@@ -144,9 +144,9 @@ func (c autoCommitCrash) run() (w *kgviz.World, polls int) {
 	return w, polls
 }
 
-// giveaways05_2: what the notebook's auto-commit crash repeats, as printed.
+// giveaways05_2: what the notebook's auto-commit crash repeats, as printed (its run 2: every 10 ticks).
 func giveaways05_2() []string {
-	w, _ := autoCommitCrash{15, 3, "p2.3", 2}.run()
+	w, _ := autoCommitCrash{10, 3, "p2.3", 2}.run()
 	return []string{fmt.Sprint(w.ProcessedTwice()), fmt.Sprintf("duplicates=%d", w.Stats().Duplicates),
 		fmt.Sprintf("processed twice: %d", len(w.ProcessedTwice()))}
 }
